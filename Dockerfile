@@ -1,0 +1,15 @@
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PARLOUR_VAR_DIR=/app/var
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY engine engine
+COPY events events
+COPY tournaments tournaments
+COPY parlour parlour
+COPY templates templates
+COPY manage.py ./
+RUN pip install --no-cache-dir .
+RUN useradd --create-home parlour && mkdir -p /app/var && chown parlour /app/var
+USER parlour
+EXPOSE 8000
+CMD ["gunicorn", "parlour.asgi:application", "-k", "uvicorn_worker.UvicornWorker", "--bind", "0.0.0.0:8000"]

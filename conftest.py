@@ -1,0 +1,61 @@
+"""Test-wide fixtures: which real services answer, and what to do when one does not.
+
+Tests that need PostgreSQL or Redis are marked ``postgres`` / ``redis``.  Where a
+service does not answer, a newcomer's ``make test`` skips those tests and says
+why; under ``CI=true`` a missing service is a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from urllib.parse import urlparse
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def _answers(url: str, default_port: int) -> bool:
+    parts = urlparse(url)
+    try:
+        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or default_port), 1):
+            return True
+    except OSError:
+        return False
+
+
+def postgres_url() -> str:
+    from django.conf import settings
+
+    return str(settings.POSTGRES_URL)
+
+
+def redis_url() -> str:
+    return os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    needs = {
+        "postgres": (lambda: _answers(postgres_url(), 5432), "PostgreSQL"),
+        "redis": (lambda: _answers(redis_url(), 6379), "Redis"),
+    }
+    for marker, (probe, name) in needs.items():
+        marked = [item for item in items if item.get_closest_marker(marker)]
+        if not marked or probe():
+            continue
+        reason = f"{name} does not answer at {postgres_url() if marker == 'postgres' else redis_url()}"
+        if IN_CI:
+            raise pytest.UsageError(f"CI=true and {reason}: start it (see .ci/run), tests need it")
+        for item in marked:
+            item.add_marker(pytest.mark.skip(reason=f"{reason} (start it to run this test)"))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_alias(request: pytest.FixtureRequest) -> str:
+    """The database alias of each store backend: one store test suite runs on both."""
+    from django.conf import settings
+
+    if request.param not in settings.DATABASES:
+        pytest.fail("set PARLOUR_TEST_BOTH_BACKENDS=1 (make test does) to test both store backends")
+    return str(request.param)

@@ -1,0 +1,274 @@
+"""The game contract every game module fulfils.
+
+A game is a *decider* in the event-sourcing sense.  Its state is an immutable
+value; the only way to change it is an event:
+
+* ``deal(seats, dealer, deck, options)`` returns the first event (``dealt``);
+* ``decide(state, seat, action)`` checks an action and returns the events it
+  causes, or raises :class:`IllegalAction` with a reason a person can read;
+* ``evolve(state, event)`` returns the next state, and ``fold(events)`` folds a
+  whole stream.  Folding never draws a random number: every shuffle or blind
+  draw is decided outside (by the service, a bot runner or a timeout) and is
+  recorded in the event.
+
+Events, actions, views and outcomes are plain JSON-ready dicts.  An event has a
+``type`` and a version ``v``.  There are two event types:
+
+``{"type": "dealt", "v": 1, "game": id, "seats": n, "dealer": d, "deck": [...], "options": {...}}``
+    the deal, deck in dealing order (CONVENTIONS.md);
+``{"type": "move", "v": 1, "seat": s, "action": {...}, "chance": bool}``
+    an accepted action, exactly as the portable record (RECORD.md) lists it;
+    ``chance`` marks what no seat chose (a server shuffle, a blind draw).
+
+Everything that follows by the rules (a forced discard, turned cards, a trick
+gathered) is derived inside ``evolve``, never stored as a separate event.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+from engine.cards import Card, CardError, check_deck
+from engine.series import SeriesFormat
+
+Action = dict[str, Any]
+Event = dict[str, Any]
+View = dict[str, Any]
+Outcome = dict[str, Any]
+
+EVENT_VERSION = 1
+
+S = TypeVar("S")
+
+
+class IllegalAction(Exception):
+    """An action the rules do not allow now; nothing changes.
+
+    ``reason`` says what is wrong in words a player understands; ``field`` names
+    the part of the action at fault when there is one (``"card"``, ``"seat"``).
+    """
+
+    def __init__(self, reason: str, field: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.field = field
+
+
+def action_key(action: Mapping[str, Any]) -> str:
+    """The sort key of an action: its canonical JSON text (legal actions are sorted by it)."""
+    return json.dumps(action, sort_keys=True, separators=(",", ":"))
+
+
+def sorted_actions(actions: Iterable[Action]) -> list[Action]:
+    """``actions`` in the contract's canonical order."""
+    return sorted(actions, key=action_key)
+
+
+class Game(ABC, Generic[S]):
+    """One card game, declared with its metadata and its rules.
+
+    Subclasses set the class attributes and implement the abstract methods; the
+    base class provides dealing, folding, the common part of views and the
+    record shape of events.
+    """
+
+    #: Engine id, as in CONVENTIONS.md and RECORD.md (``"give_away"``).
+    id: ClassVar[str]
+    #: The name a player reads.
+    name: ClassVar[str]
+    #: Fewest seats the game is played with.
+    min_seats: ClassVar[int]
+    #: Most seats the game is played with.
+    max_seats: ClassVar[int]
+    #: The cards of one deal (the deck before shuffling).
+    deck: ClassVar[tuple[Card, ...]]
+    #: Whether the game has chance moves after the deal (blind draws, shuffles).
+    chance: ClassVar[bool]
+    #: Whether several seats may have to act at once.
+    simultaneous: ClassVar[bool]
+    #: How a series at one table is played and scored unless the organiser says otherwise.
+    default_series: ClassVar[SeriesFormat]
+
+    # -- the deal and the fold ------------------------------------------------
+
+    def deal(
+        self,
+        seats: int,
+        dealer: int,
+        deck: Sequence[object],
+        options: Mapping[str, Any] | None = None,
+    ) -> list[Event]:
+        """The events of a new game dealt from ``deck`` (in dealing order) by ``dealer``."""
+        if not isinstance(seats, int) or not self.min_seats <= seats <= self.max_seats:
+            raise IllegalAction(
+                f"{self.name} is played by {self.min_seats} to {self.max_seats} players,"
+                f" not {seats!r}",
+                "seats",
+            )
+        if not isinstance(dealer, int) or not 0 <= dealer < seats:
+            raise IllegalAction(f"the dealer must be a seat from 0 to {seats - 1}", "dealer")
+        try:
+            cards = check_deck(deck, self.deck)
+        except CardError as error:
+            raise IllegalAction(str(error), "deck") from error
+        checked = self.check_options(dict(options or {}))
+        return [
+            {
+                "type": "dealt",
+                "v": EVENT_VERSION,
+                "game": self.id,
+                "seats": seats,
+                "dealer": dealer,
+                "deck": cards,
+                "options": checked,
+            }
+        ]
+
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The game's options, validated; the default game takes none."""
+        if options:
+            raise IllegalAction(f"{self.name} takes no options, got {sorted(options)}", "options")
+        return {}
+
+    def evolve(self, state: S | None, event: Mapping[str, Any]) -> S:
+        """The state after ``event``.  The first event of a stream is ``dealt``."""
+        kind = event.get("type")
+        if kind == "dealt":
+            if state is not None:
+                raise ValueError("a game is dealt only once")
+            return self.start(event["seats"], event["dealer"], event["deck"], event["options"])
+        if kind == "move":
+            if state is None:
+                raise ValueError("a move before the deal")
+            return self.apply(state, event["seat"], event["action"])
+        raise ValueError(f"unknown event type {kind!r}")
+
+    def fold(self, events: Iterable[Mapping[str, Any]]) -> S:
+        """The state after all ``events``, folded from nothing."""
+        state: S | None = None
+        for event in events:
+            state = self.evolve(state, event)
+        if state is None:
+            raise ValueError("no events to fold")
+        return state
+
+    def decide(
+        self, state: S, seat: int, action: Mapping[str, Any], *, chance: bool = False
+    ) -> list[Event]:
+        """The events ``action`` by ``seat`` causes; :class:`IllegalAction` if it is not allowed.
+
+        ``chance=True`` is for outcomes no seat chose (see :meth:`chance_outcomes`
+        and the server's shuffles); the service, never a player, sets it.
+        """
+        if self.outcome(state) is not None:
+            raise IllegalAction("the game is over")
+        if not isinstance(seat, int) or not 0 <= seat < self.seat_count(state):
+            raise IllegalAction(f"there is no seat {seat!r} at this table", "seat")
+        if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
+            raise IllegalAction('an action is an object with a "type"', "type")
+        canonical = self.check(state, seat, action, chance)
+        return [
+            {"type": "move", "v": EVENT_VERSION, "seat": seat, "action": canonical, "chance": chance}
+        ]
+
+    # -- what each game implements ------------------------------------------
+
+    @abstractmethod
+    def start(
+        self, seats: int, dealer: int, deck: Sequence[Card], options: Mapping[str, Any]
+    ) -> S:
+        """The state right after the deal (and whatever follows it by the rules)."""
+
+    @abstractmethod
+    def apply(self, state: S, seat: int, action: Mapping[str, Any]) -> S:
+        """The state after an accepted ``action`` (already checked and canonical)."""
+
+    @abstractmethod
+    def check(self, state: S, seat: int, action: Mapping[str, Any], chance: bool) -> Action:
+        """``action`` in canonical form if ``seat`` may make it now, else :class:`IllegalAction`."""
+
+    @abstractmethod
+    def seat_count(self, state: S) -> int:
+        """How many seats the table has."""
+
+    @abstractmethod
+    def legal_actions(self, state: S, seat: int) -> list[Action]:
+        """Every action ``seat`` may send now, in canonical order (:func:`sorted_actions`).
+
+        Where the choices cannot be listed (an Old Maid fan's every order) one
+        representative stands for them and the game's docs say so.
+        """
+
+    @abstractmethod
+    def to_act(self, state: S) -> list[int]:
+        """Seats that may act now (several where the game allows it), ascending."""
+
+    @abstractmethod
+    def waiting_for(self, state: S) -> list[int]:
+        """Seats the game cannot go on without: they have a clock and a timeout action."""
+
+    def chance_outcomes(self, state: S) -> tuple[int, list[Action]] | None:
+        """At a chance node, the seat it happens to and its equally likely outcomes."""
+        return None
+
+    @abstractmethod
+    def table_view(self, state: S, seat: int | None) -> View:
+        """What ``seat`` (``None``: a spectator) sees of the table: hidden cards removed."""
+
+    def full_view(self, state: S) -> View:
+        """Everything, hidden cards included (for finished games and replays)."""
+        return self.table_view(state, None) | {"hidden": self.hidden(state)}
+
+    @abstractmethod
+    def hidden(self, state: S) -> dict[str, Any]:
+        """The hidden cards of the table, for the full view.
+
+        Keys ``"seat:<n>"`` hold what seat ``n`` alone may see (its own hand);
+        every other key holds what nobody at the table sees (face-down stacks,
+        the discard).  The conformance suite checks views against this split.
+        """
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """The result in RECORD.md's shape once the game is over, else ``None``."""
+
+    @abstractmethod
+    def timeout_action(self, state: S, seat: int, rng: random.Random) -> Action:
+        """The action ``seat`` gets when its time runs out (a seat in :meth:`waiting_for`)."""
+
+    @abstractmethod
+    def cards(self, state: S) -> list[Card]:
+        """Every card of the deal wherever it is now (hands, piles, discards, out of play)."""
+
+    def resolve(
+        self, state: S, seat: int, request: Mapping[str, Any], rng: random.Random
+    ) -> tuple[Mapping[str, Any], bool]:
+        """Turn a player's request that needs chance into an action and its chance flag.
+
+        The default passes the request through.  Old Maid turns ``{"type":
+        "shuffle"}`` into an ``arrange`` drawn by ``rng`` (a chance move).
+        """
+        return request, False
+
+    # -- provided --------------------------------------------------------------
+
+    def is_over(self, state: S) -> bool:
+        """Whether the game has ended."""
+        return self.outcome(state) is not None
+
+    def view(self, state: S, seat: int | None) -> View:
+        """The JSON view of one seat (or a spectator): the table, who acts, what ``seat`` may do."""
+        view = {
+            "game": self.id,
+            "viewer": seat,
+            "to_act": self.to_act(state),
+            "waiting_for": self.waiting_for(state),
+            "legal_actions": [] if seat is None else self.legal_actions(state, seat),
+            "outcome": self.outcome(state),
+        }
+        view.update(self.table_view(state, seat))
+        return view

@@ -1,0 +1,116 @@
+"""A series of deals at one table: dealer rotation, when it is over, the table's placings.
+
+Three formats cover the four games:
+
+``first_to``      Give Away: deals until a player has ``target`` round wins; a
+                  draw (``winner`` null) advances nobody.
+``losses``        Old Maid and Bhabhi: exactly ``target`` deals, one loss to each
+                  deal's loser; fewer losses rank higher.
+``place_points``  Give & Take: exactly ``target`` games, each giving place points
+                  from ``points`` (default ``n-1`` for first place down to 0).
+
+Ties always share a place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+SeriesKind = Literal["first_to", "losses", "place_points"]
+
+#: A Give Away series that keeps deadlocking into draws stops after this many
+#: deals per round win needed; the wins so far then decide the placings.
+FIRST_TO_DEAL_CAP = 10
+
+
+@dataclass(frozen=True)
+class SeriesFormat:
+    """How a table's series is played and scored."""
+
+    #: ``first_to``, ``losses`` or ``place_points``.
+    kind: SeriesKind
+    #: Round wins needed (``first_to``) or the number of deals (the others).
+    target: int
+    #: Place points for ``place_points``, first place first; ``None``: ``n-1`` … 0.
+    points: tuple[float, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("first_to", "losses", "place_points"):
+            raise ValueError(f"unknown series kind {self.kind!r}")
+        if not isinstance(self.target, int) or self.target < 1:
+            raise ValueError("a series needs a target of at least 1")
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        data: dict[str, Any] = {"kind": self.kind, "target": self.target}
+        if self.points is not None:
+            data["points"] = list(self.points)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SeriesFormat:
+        """The format from :meth:`to_json`'s shape; ``ValueError`` on a bad one."""
+        points = data.get("points")
+        return cls(
+            kind=data["kind"],
+            target=data["target"],
+            points=None if points is None else tuple(float(p) for p in points),
+        )
+
+    def place_points(self, seats: int) -> tuple[float, ...]:
+        """The points table for ``seats`` players."""
+        if self.points is None:
+            return tuple(float(seats - 1 - i) for i in range(seats))
+        if len(self.points) < seats:
+            raise ValueError(f"the points table has {len(self.points)} places for {seats} seats")
+        return self.points[:seats]
+
+
+def next_dealer(dealer: int, seats: int) -> int:
+    """The dealer of the next deal: the left neighbour of the previous dealer."""
+    return (dealer + 1) % seats
+
+
+def scores(fmt: SeriesFormat, results: Sequence[Mapping[str, Any]], seats: int) -> list[float]:
+    """Each seat's score so far, higher is better (wins, minus losses, or place points)."""
+    totals = [0.0] * seats
+    for result in results:
+        if fmt.kind == "first_to":
+            winner = result.get("winner")
+            if winner is not None:
+                totals[winner] += 1
+        elif fmt.kind == "losses":
+            totals[result["loser"]] -= 1
+        else:
+            table = fmt.place_points(seats)
+            place = 0
+            for group in result["places"]:
+                shared = sum(table[place : place + len(group)]) / len(group)
+                for seat in group:
+                    totals[seat] += shared
+                place += len(group)
+    return totals
+
+
+def is_over(fmt: SeriesFormat, results: Sequence[Mapping[str, Any]], seats: int) -> bool:
+    """Whether the series needs no more deals."""
+    if fmt.kind == "first_to":
+        return (
+            max(scores(fmt, results, seats)) >= fmt.target
+            or len(results) >= FIRST_TO_DEAL_CAP * fmt.target
+        )
+    return len(results) >= fmt.target
+
+
+def placings(fmt: SeriesFormat, results: Sequence[Mapping[str, Any]], seats: int) -> list[list[int]]:
+    """The table's placings, best first; seats with equal scores share a place."""
+    totals = scores(fmt, results, seats)
+    groups: list[list[int]] = []
+    for seat in sorted(range(seats), key=lambda s: (-totals[s], s)):
+        if groups and totals[groups[-1][0]] == totals[seat]:
+            groups[-1].append(seat)
+        else:
+            groups.append([seat])
+    return groups

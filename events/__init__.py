@@ -1,0 +1,1 @@
+"""The append-only event store: one stream per game, gap-free sequences."""

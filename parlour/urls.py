@@ -1,0 +1,9 @@
+"""Parlour's URLs."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("", include("tournaments.urls")),
+]

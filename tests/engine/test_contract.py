@@ -1,0 +1,205 @@
+"""The conformance suite: every registered game, every seat count, random deals.
+
+The same properties hold for all four games (OpenSpiel's random-simulation
+test, made into hypothesis properties):
+
+* every card of the deal is somewhere after every event;
+* folding the event list gives the state reached by applying events one by one;
+* every action ``legal_actions`` offers is accepted by ``decide``, and actions
+  it does not offer are refused;
+* every random legal game ends;
+* a record exported and imported again gives the identical state and result;
+* the view of a seat holds no card hidden from it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.cards import full_deck
+from engine.contract import Game, IllegalAction, action_key
+from engine.play import new_deal, play_random
+from engine.record import export_record, import_record
+from engine.registry import all_games
+
+GAMES = all_games()
+CASES = [(g.id, n) for g in GAMES for n in range(g.min_seats, g.max_seats + 1)]
+PROPERTY = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _game(game_id: str) -> Game[Any]:
+    return next(g for g in GAMES if g.id == game_id)
+
+
+def _played(game_id: str, seats: int, seed: int) -> tuple[Game[Any], list[dict[str, Any]]]:
+    game = _game(game_id)
+    rng = random.Random(seed)
+    return game, play_random(game, new_deal(game, seats, rng), rng).events
+
+
+@pytest.mark.parametrize(("game_id", "seats"), CASES)
+@PROPERTY
+@given(seed=st.integers(0, 2**32))
+def test_every_card_is_accounted_for_after_every_event(game_id: str, seats: int, seed: int) -> None:
+    game, events = _played(game_id, seats, seed)
+    deck = sorted(events[0]["deck"])
+    state = None
+    for event in events:
+        state = game.evolve(state, event)
+        assert sorted(game.cards(state)) == deck
+
+
+@pytest.mark.parametrize(("game_id", "seats"), CASES)
+@PROPERTY
+@given(seed=st.integers(0, 2**32))
+def test_folding_the_events_equals_applying_them_one_by_one(
+    game_id: str, seats: int, seed: int
+) -> None:
+    game, events = _played(game_id, seats, seed)
+    state = None
+    for i, event in enumerate(events):
+        state = game.evolve(state, event)
+        if i % 7 == 0 or i == len(events) - 1:
+            assert game.fold(events[: i + 1]) == state
+    assert game.is_over(state)
+
+
+@pytest.mark.parametrize(("game_id", "seats"), CASES)
+@PROPERTY
+@given(seed=st.integers(0, 2**32))
+def test_legal_actions_are_accepted_and_others_refused(game_id: str, seats: int, seed: int) -> None:
+    game, events = _played(game_id, seats, seed)
+    rng = random.Random(seed)
+    state = game.fold(events[:1])
+    for event in events[1:]:
+        if game.chance_outcomes(state) is None:
+            for seat in range(seats):
+                legal = game.legal_actions(state, seat)
+                assert legal == sorted(legal, key=action_key), "legal actions come sorted"
+                assert bool(legal) == (seat in game.to_act(state))
+                for action in legal:
+                    game.decide(state, seat, action)  # must not raise
+                offered = {action_key(a) for a in legal}
+                for candidate in _candidates(game, state, seat, rng):
+                    if action_key(candidate) in offered:
+                        continue
+                    if _is_representative_variant(game, state, seat, candidate, legal):
+                        continue
+                    with pytest.raises(IllegalAction):
+                        game.decide(state, seat, candidate)
+        state = game.evolve(state, event)
+    for seat in range(seats):
+        assert game.legal_actions(state, seat) == []
+        with pytest.raises(IllegalAction):
+            game.decide(state, seat, {"type": "pass"})
+
+
+def _candidates(game: Game[Any], state: Any, seat: int, rng: random.Random) -> list[dict[str, Any]]:
+    """Actions of every shape the four games know, most of them illegal here."""
+    cards = rng.sample(full_deck(), 6)
+    found: list[dict[str, Any]] = [
+        {"type": "pass"},
+        {"type": "take_left"},
+        {"type": "nonsense"},
+        {"type": "draw", "index": -1},
+        {"type": "draw", "index": 99},
+        {"type": "declare_ace", "pile": "left", "value": 7},
+        {"type": "declare_ace", "pile": "middle", "value": 14},
+        {"type": "place_capture", "pile": "up"},
+        {"type": "arrange", "order": cards},
+    ]
+    for card in cards:
+        found.append({"type": "play", "card": card})
+        found.append({"type": "play", "card": card, "foundation": rng.randrange(4)})
+        found.append({"type": "draw_discard", "card": card})
+    for pile in ("left", "right"):
+        found.append({"type": "declare_ace", "pile": pile, "value": 1})
+        found.append({"type": "declare_ace", "pile": pile, "value": 14})
+        found.append({"type": "place_capture", "pile": pile})
+    return found
+
+
+def _is_representative_variant(
+    game: Game[Any], state: Any, seat: int, candidate: dict[str, Any], legal: list[dict[str, Any]]
+) -> bool:
+    """An arrange of the seat's own fan in another order stands behind the one listed."""
+    if candidate["type"] != "arrange":
+        return False
+    listed = [a for a in legal if a["type"] == "arrange"]
+    return any(sorted(a["order"]) == sorted(candidate["order"]) for a in listed)
+
+
+@pytest.mark.parametrize(("game_id", "seats"), CASES)
+@PROPERTY
+@given(seed=st.integers(0, 2**32))
+def test_a_record_round_trip_gives_the_same_state_and_result(
+    game_id: str, seats: int, seed: int
+) -> None:
+    game, events = _played(game_id, seats, seed)
+    record = export_record(events)
+    again = import_record(json.loads(json.dumps(record)))
+    assert again == events
+    assert game.fold(again) == game.fold(events)
+    assert record["result"] == game.outcome(game.fold(events)) is not None
+
+
+@pytest.mark.parametrize(("game_id", "seats"), CASES)
+@PROPERTY
+@given(seed=st.integers(0, 2**32))
+def test_no_view_shows_a_card_hidden_from_its_viewer(game_id: str, seats: int, seed: int) -> None:
+    game, events = _played(game_id, seats, seed)
+    state = None
+    for event in events[:-1]:
+        state = game.evolve(state, event)
+        if event["type"] == "dealt":
+            continue
+        for viewer in [None, *range(seats)]:
+            shown = _cards_in(game.view(state, viewer))
+            assert shown <= _visible_to(game, state, viewer), (viewer, shown)
+
+
+def _cards_in(value: Any) -> set[str]:
+    found: set[str] = set()
+    if isinstance(value, str) and len(value) == 2 and value in _ALL:
+        found.add(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            found |= _cards_in(v)
+    elif isinstance(value, list):
+        for v in value:
+            found |= _cards_in(v)
+    return found
+
+
+_ALL = set(full_deck())
+
+
+def _visible_to(game: Game[Any], state: Any, viewer: int | None) -> set[str]:
+    """Cards the viewer may see: everything not hidden from them.
+
+    ``hidden(state)`` lists the hidden cards per holder; a seat may see its own
+    (``"seat:<n>"`` keys, or a list under its index) where the game allows.
+    """
+    hidden = game.hidden(state)
+    secret: set[str] = set()
+    for key, value in hidden.items():
+        if viewer is not None and key == f"seat:{viewer}":
+            continue
+        secret |= _cards_in(value)
+    return _ALL - secret
+
+
+def test_every_game_declares_its_metadata() -> None:
+    ids = [g.id for g in GAMES]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    for game in GAMES:
+        assert 2 <= game.min_seats <= game.max_seats <= 8
+        assert len(game.deck) in (51, 52)
+        assert isinstance(game.chance, bool) and isinstance(game.simultaneous, bool)
+        assert game.name and game.default_series.target >= 1

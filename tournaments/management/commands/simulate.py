@@ -1,0 +1,91 @@
+"""``manage.py simulate GAME --games N --seats K [--seed S] [--out FILE] [--bots L,L,…]``.
+
+Plays complete games with bots in every seat and writes their records as JSON
+lines; prints games per second, average moves, and how often each seat won or
+lost (seat fairness).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from engine.bots import bot_levels, make_bot
+from engine.play import new_deal, play_bots, winners_and_losers
+from engine.record import export_record
+from engine.registry import get_game
+
+
+class Command(BaseCommand):
+    help = "Play complete bot games and write their records as JSON lines."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("game", help="engine id: give_away, old_maid, bhabhi, give_and_take")
+        parser.add_argument("--games", type=int, default=100)
+        parser.add_argument("--seats", type=int, default=4)
+        parser.add_argument("--seed", type=int, default=None, help="for a repeatable run")
+        parser.add_argument("--out", default=None, help="file for the records (JSON lines)")
+        parser.add_argument(
+            "--bots",
+            default="random",
+            help="bot level per seat, comma-separated (one level: every seat)",
+        )
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        try:
+            game = get_game(opts["game"])
+        except KeyError as error:
+            raise CommandError(error.args[0]) from None
+        seats, count = opts["seats"], opts["games"]
+        if not game.min_seats <= seats <= game.max_seats:
+            raise CommandError(
+                f"{game.name} is played by {game.min_seats} to {game.max_seats} players"
+            )
+        if count < 1:
+            raise CommandError("--games must be at least 1")
+        levels = opts["bots"].split(",")
+        if len(levels) == 1:
+            levels *= seats
+        if len(levels) != seats:
+            raise CommandError(f"--bots names {len(levels)} levels for {seats} seats")
+        known = bot_levels(game.id)
+        for level in levels:
+            if level not in known:
+                raise CommandError(f"no bot level {level!r} for {game.id}; known: {known}")
+        rng = random.Random(opts["seed"])
+        wins, losses, moves = [0] * seats, [0] * seats, 0
+        out = open(opts["out"], "w", encoding="utf-8") if opts["out"] else None  # noqa: SIM115
+        started = time.perf_counter()
+        try:
+            for number in range(count):
+                bots = [make_bot(game.id, level) for level in levels]
+                played = play_bots(game, new_deal(game, seats, rng, dealer=number % seats), bots, rng)
+                record = export_record(played.events, players=[f"bot {lv}" for lv in levels])
+                moves += len(record["moves"])
+                won, lost = winners_and_losers(record["result"])
+                for seat in won:
+                    wins[seat] += 1
+                for seat in lost:
+                    losses[seat] += 1
+                if out is not None:
+                    out.write(json.dumps(record, separators=(",", ":")) + "\n")
+        finally:
+            if out is not None:
+                out.close()
+        elapsed = time.perf_counter() - started
+        self.stdout.write(
+            f"{game.id}: {count} games, {seats} seats, {count / elapsed:.1f} games/s,"
+            f" {moves / count:.1f} moves on average"
+        )
+        self.stdout.write("seat  bot        won    lost")
+        for seat in range(seats):
+            self.stdout.write(
+                f"{seat:>4}  {levels[seat]:<9} {100 * wins[seat] / count:5.1f}% "
+                f"{100 * losses[seat] / count:5.1f}%"
+            )
+        if opts["out"]:
+            self.stdout.write(f"records written to {opts['out']}")
