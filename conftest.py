@@ -19,7 +19,9 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 def _answers(url: str, default_port: int) -> bool:
     parts = urlparse(url)
     try:
-        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or default_port), 1):
+        with socket.create_connection(
+            (parts.hostname or "127.0.0.1", parts.port or default_port), 1
+        ):
             return True
     except OSError:
         return False
@@ -44,7 +46,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         marked = [item for item in items if item.get_closest_marker(marker)]
         if not marked or probe():
             continue
-        reason = f"{name} does not answer at {postgres_url() if marker == 'postgres' else redis_url()}"
+        reason = (
+            f"{name} does not answer at {postgres_url() if marker == 'postgres' else redis_url()}"
+        )
         if IN_CI:
             raise pytest.UsageError(f"CI=true and {reason}: start it (see .ci/run), tests need it")
         for item in marked:

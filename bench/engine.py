@@ -27,8 +27,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--seats", type=int, default=4)
     args = parser.parse_args()
-    print(f"{'game':<15}{'seats':>6}{'games/s':>10}{'moves/game':>12}{'events folded/s':>17}"
-          f"{'fold ms/game':>14}")
+    print(
+        f"{'game':<15}{'seats':>6}{'games/s':>10}{'moves/game':>12}{'events folded/s':>17}"
+        f"{'fold ms/game':>14}"
+    )
     for game in all_games():
         seats = min(max(args.seats, game.min_seats), game.max_seats)
         rng = random.Random(2026)
@@ -42,8 +44,10 @@ def main() -> None:
         for stream in played:
             game.fold(stream)
         fold_s = time.perf_counter() - started
-        print(f"{game.id:<15}{seats:>6}{games_per_s:>10.0f}{events / len(played) - 1:>12.1f}"
-              f"{events / fold_s:>17.0f}{1000 * fold_s / len(played):>14.3f}")
+        print(
+            f"{game.id:<15}{seats:>6}{games_per_s:>10.0f}{events / len(played) - 1:>12.1f}"
+            f"{events / fold_s:>17.0f}{1000 * fold_s / len(played):>14.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -10,4 +10,14 @@ the fold and recorded in an event.
 from engine.contract import Action, Event, Game, IllegalAction, Outcome, View
 from engine.registry import GAMES, all_games, get_game
 
-__all__ = ["GAMES", "Action", "all_games", "Event", "Game", "IllegalAction", "Outcome", "View", "get_game"]
+__all__ = [
+    "GAMES",
+    "Action",
+    "all_games",
+    "Event",
+    "Game",
+    "IllegalAction",
+    "Outcome",
+    "View",
+    "get_game",
+]

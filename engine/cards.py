@@ -81,7 +81,7 @@ def check_deck(deck: Sequence[object], expected: Sequence[Card]) -> list[Card]:
 
 
 def deal_round_robin(deck: Sequence[Card], seats: int, dealer: int) -> list[list[Card]]:
-    """Hands dealt one card at a time clockwise from ``dealer + 1``, first card of the list first."""
+    """Hands dealt one card at a time clockwise from ``dealer + 1``, the list's first card first."""
     hands: list[list[Card]] = [[] for _ in range(seats)]
     for i, card in enumerate(deck):
         hands[(dealer + 1 + i) % seats].append(card)

@@ -172,15 +172,19 @@ class Game(ABC, Generic[S]):
             raise IllegalAction('an action is an object with a "type"', "type")
         canonical = self.check(state, seat, action, chance)
         return [
-            {"type": "move", "v": EVENT_VERSION, "seat": seat, "action": canonical, "chance": chance}
+            {
+                "type": "move",
+                "v": EVENT_VERSION,
+                "seat": seat,
+                "action": canonical,
+                "chance": chance,
+            }
         ]
 
     # -- what each game implements ------------------------------------------
 
     @abstractmethod
-    def start(
-        self, seats: int, dealer: int, deck: Sequence[Card], options: Mapping[str, Any]
-    ) -> S:
+    def start(self, seats: int, dealer: int, deck: Sequence[Card], options: Mapping[str, Any]) -> S:
         """The state right after the deal (and whatever follows it by the rules)."""
 
     @abstractmethod

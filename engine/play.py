@@ -64,10 +64,7 @@ def _random_step(game: Game[Any], state: Any, rng: random.Random) -> list[Event]
         return game.decide(state, seat, rng.choice(outcomes), chance=True)
     waiting = game.waiting_for(state)
     optional = [s for s in game.to_act(state) if s not in waiting]
-    if optional and rng.random() < 0.05:
-        seat = rng.choice(optional)
-    else:
-        seat = rng.choice(waiting)
+    seat = rng.choice(optional) if optional and rng.random() < 0.05 else rng.choice(waiting)
     action = rng.choice(game.legal_actions(state, seat))
     request, is_chance = game.resolve(state, seat, action, rng)
     return game.decide(state, seat, request, chance=is_chance)

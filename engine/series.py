@@ -104,7 +104,9 @@ def is_over(fmt: SeriesFormat, results: Sequence[Mapping[str, Any]], seats: int)
     return len(results) >= fmt.target
 
 
-def placings(fmt: SeriesFormat, results: Sequence[Mapping[str, Any]], seats: int) -> list[list[int]]:
+def placings(
+    fmt: SeriesFormat, results: Sequence[Mapping[str, Any]], seats: int
+) -> list[list[int]]:
     """The table's placings, best first; seats with equal scores share a place."""
     totals = scores(fmt, results, seats)
     groups: list[list[int]] = []

@@ -17,8 +17,17 @@ def main() -> int:
     python = sys.executable
     web = subprocess.Popen([python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"])
     worker = subprocess.Popen(
-        [python, "-m", "celery", "-A", "parlour", "worker", "--beat", "--loglevel=warning",
-         "--concurrency=2"]
+        [
+            python,
+            "-m",
+            "celery",
+            "-A",
+            "parlour",
+            "worker",
+            "--beat",
+            "--loglevel=warning",
+            "--concurrency=2",
+        ]
     )
     print(f"\n  Parlour is running at http://127.0.0.1:{port}/  (Ctrl-C stops it)\n", flush=True)
     children = [web, worker]

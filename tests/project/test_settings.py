@@ -61,14 +61,22 @@ def test_without_debug_a_secret_key_must_be_given() -> None:
 
 def test_the_default_database_is_a_sqlite_file_under_var() -> None:
     run = subprocess.run(
-        [sys.executable, "-c",
-         "import django; django.setup(); from django.conf import settings as s;"
-         " print(s.DATABASES['default']['NAME']); print(s.CELERY_BROKER_URL)"],
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.conf import settings as s;"
+            " print(s.DATABASES['default']['NAME']); print(s.CELERY_BROKER_URL)",
+        ],
         cwd=ROOT,
-        env={k: v for k, v in os.environ.items()
-             if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "PARLOUR_VAR_DIR")}
+        env={
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "PARLOUR_VAR_DIR")
+        }
         | {"DJANGO_SETTINGS_MODULE": "parlour.settings"},
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     name, broker = run.stdout.split()
     assert name == str(ROOT / "var" / "parlour.sqlite3")

@@ -63,7 +63,9 @@ class Command(BaseCommand):
         try:
             for number in range(count):
                 bots = [make_bot(game.id, level) for level in levels]
-                played = play_bots(game, new_deal(game, seats, rng, dealer=number % seats), bots, rng)
+                played = play_bots(
+                    game, new_deal(game, seats, rng, dealer=number % seats), bots, rng
+                )
                 record = export_record(played.events, players=[f"bot {lv}" for lv in levels])
                 moves += len(record["moves"])
                 won, lost = winners_and_losers(record["result"])
