@@ -1,3 +1,6 @@
 """One module per game; importing this package registers them all."""
 
-from engine.games import give_away  # noqa: F401
+from engine.games import (
+    give_away,  # noqa: F401
+    old_maid,  # noqa: F401
+)
