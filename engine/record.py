@@ -93,6 +93,13 @@ def import_record(record: object) -> list[Event]:
         game = get_game(record["game"])
     except (KeyError, TypeError) as error:
         raise RecordError(str(error).strip('"'), field="game") from None
+    seats = record["seats"]
+    if not isinstance(seats, int) or not game.min_seats <= seats <= game.max_seats:
+        raise RecordError(
+            f"{game.name} is played by {game.min_seats} to {game.max_seats} players,"
+            f" not {seats!r}",
+            field="seats",
+        )
     players = record["players"]
     if not isinstance(players, list) or len(players) != record["seats"]:
         raise RecordError("players must list one name per seat", field="players")

@@ -1,0 +1,44 @@
+"""Series at one table: dealer rotation, when a series ends, shared places."""
+
+from __future__ import annotations
+
+from engine.series import SeriesFormat, is_over, next_dealer, placings, scores
+
+
+def test_the_next_dealer_is_the_left_neighbour() -> None:
+    assert [next_dealer(d, 4) for d in range(4)] == [1, 2, 3, 0]
+
+
+def test_first_to_three_ends_on_the_third_win_and_draws_advance_nobody() -> None:
+    fmt = SeriesFormat("first_to", 3)
+    results = [{"winner": 1}, {"winner": None, "deadlock": True}, {"winner": 1}, {"winner": 2}]
+    assert not is_over(fmt, results, 3)
+    results.append({"winner": 1})
+    assert is_over(fmt, results, 3)
+    assert placings(fmt, results, 3) == [[1], [2], [0]]
+
+
+def test_losses_over_the_agreed_deals_fewer_rank_higher_and_ties_share() -> None:
+    fmt = SeriesFormat("losses", 4)
+    results = [{"loser": 0}, {"loser": 2}, {"loser": 0}]
+    assert not is_over(fmt, results, 3)
+    results.append({"loser": 2})
+    assert is_over(fmt, results, 3)
+    assert placings(fmt, results, 3) == [[1], [0, 2]]
+
+
+def test_place_points_default_to_n_minus_one_down_to_zero_and_shared_places_split() -> None:
+    fmt = SeriesFormat("place_points", 2)
+    results = [{"places": [[2], [0, 1]]}, {"places": [[0], [1], [2]]}]
+    assert scores(fmt, results, 3) == [0.5 + 2, 0.5 + 1, 2 + 0]
+    assert placings(fmt, results, 3) == [[0], [2], [1]]
+
+
+def test_a_custom_points_table_is_used() -> None:
+    fmt = SeriesFormat("place_points", 1, points=(5, 2, 0))
+    assert scores(fmt, [{"places": [[1], [2], [0]]}], 3) == [0, 5, 2]
+
+
+def test_a_series_format_round_trips_through_json() -> None:
+    fmt = SeriesFormat("place_points", 3, points=(3.0, 1.0, 0.0))
+    assert SeriesFormat.from_json(fmt.to_json()) == fmt
