@@ -55,6 +55,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=f"{reason} (start it to run this test)"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _flushable_event_store() -> None:
+    """Let Django empty the append-only event table between transactional tests."""
+    from events.store import allow_flush_in_tests
+
+    allow_flush_in_tests()
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def store_alias(request: pytest.FixtureRequest) -> str:
     """The database alias of each store backend: one store test suite runs on both."""

@@ -39,10 +39,17 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "events",
     "tournaments",
+    # The REST API (tournaments/api, see the "REST API" section below).
+    "rest_framework",
+    "drf_spectacular",
+    "corsheaders",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # The REST API: CORS headers, and problem documents for /api/ (oversized bodies, crashes).
+    "corsheaders.middleware.CorsMiddleware",
+    "tournaments.api.middleware.ApiProblemMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -106,6 +113,8 @@ POSTGRES_URL = env_str("POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/parlo
 if TEST_BOTH_BACKENDS:
     DATABASES["sqlite"] = _database(f"sqlite:///{VAR_DIR / 'parlour-sqlite-alias.sqlite3'}")
     DATABASES["postgres"] = _database(POSTGRES_URL)
+    for _alias in ("sqlite", "postgres"):
+        DATABASES[_alias]["TEST"] = {"DEPENDENCIES": []}
 
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
@@ -143,7 +152,14 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "store_processed": False,
     }
 else:
-    CELERY_BROKER_TRANSPORT_OPTIONS = {}
+    # Redis: a message taken but not acknowledged (acks late) goes back to the
+    # queue after this many seconds if its worker vanished.  It must be longer
+    # than the furthest ETA we queue (a turn's deadline): an ETA task is held
+    # unacknowledged until it runs.  Lost tasks are recovered sooner by the
+    # sweep (docs/workers.md), so this is only the last resort.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env_int("PARLOUR_BROKER_VISIBILITY_SECONDS", 3600, minimum=60)
+    }
 # Tasks are idempotent (each names the game sequence it expects), so it is safe
 # to acknowledge only after the work is done and to requeue on a lost worker:
 # a task is then at worst run twice, and the second run changes nothing.
@@ -154,14 +170,104 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker that loses the broker stops its running tasks: they are redelivered
+# (acks late), and a second run changes nothing.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# Our tasks take milliseconds: a task still running after this is stuck.
+CELERY_TASK_SOFT_TIME_LIMIT = 60
+CELERY_TASK_TIME_LIMIT = 90
+# Publishing happens after a commit, inside a web request or a task: give up
+# quickly if the broker is down (the sweep finds the work in the database).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
 
 # -- Parlour --------------------------------------------------------------------
 #: Seconds a bot waits before acting, so people can watch bot games.
 PARLOUR_BOT_THINK_SECONDS = env_float("PARLOUR_BOT_THINK_SECONDS", 0.0, minimum=0.0)
 #: How often (seconds) the sweep looks for expired turn deadlines.
 PARLOUR_SWEEP_SECONDS = env_float("PARLOUR_SWEEP_SECONDS", 1.0, minimum=0.1)
+#: A bot to act in a game where nothing happened for this long (beyond the think
+#: delay) has lost its task: the sweep queues its move again.
+PARLOUR_BOT_STALL_SECONDS = env_float("PARLOUR_BOT_STALL_SECONDS", 5.0, minimum=0.5)
 #: Largest request body accepted, in bytes.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("PARLOUR_MAX_BODY_BYTES", 1_000_000, minimum=1024)
+
+# -- REST API (tournaments/api, docs/api.md) -------------------------------------------
+
+
+def _rate(name: str, default: str) -> str:
+    """A throttle rate ``N/period`` (period ``s``, ``min``, ``hour`` or ``day``)."""
+    value = env_str(name, default)
+    number, _, period = value.partition("/")
+    if not number.isdigit() or period not in ("s", "sec", "m", "min", "h", "hour", "d", "day"):
+        raise ConfigError(
+            f"{name}={value!r} is not a rate: write it as 100/min (s, min, hour, day)"
+        )
+    return value
+
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "tournaments.api.authentication.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["tournaments.api.parsers.LimitedJSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "tournaments.api.pagination.Pagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_THROTTLE_CLASSES": [
+        "tournaments.api.throttling.AddressThrottle",
+        "tournaments.api.throttling.AnonymousThrottle",
+        "tournaments.api.throttling.TokenThrottle",
+    ],
+    # Requests per period; throttles count in the default cache (Redis in production).
+    "DEFAULT_THROTTLE_RATES": {
+        "address": _rate("PARLOUR_API_RATE_ADDRESS", "1200/min"),
+        "anon": _rate("PARLOUR_API_RATE_ANON", "300/min"),
+        "token": _rate("PARLOUR_API_RATE_TOKEN", "600/min"),
+    },
+    "NUM_PROXIES": env_int("PARLOUR_NUM_PROXIES", 0, minimum=0) or None,
+    "EXCEPTION_HANDLER": "tournaments.api.problems.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.ProblemAutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Parlour API",
+    "DESCRIPTION": "Club tournaments of shedding card games: clubs, players, tournaments,"
+    " rounds, tables, games, events, records, standings and ratings. See docs/api.md.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "RoundStatusEnum": "tournaments.models.Round.Status",
+        "TableStatusEnum": "tournaments.models.Table.Status",
+        "GameStatusEnum": "tournaments.models.Game.Status",
+    },
+}
+#: Origins (a club's own site) allowed to call the API from a browser, comma-separated.
+CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", [])
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOW_HEADERS = (
+    "accept",
+    "authorization",
+    "content-type",
+    "idempotency-key",
+    "last-event-id",
+)
+CORS_EXPOSE_HEADERS = ("Retry-After", "Location", "Idempotency-Replayed")
+#: Longest a streaming (Server-Sent Events) response stays open, in seconds.
+PARLOUR_STREAM_SECONDS = env_float("PARLOUR_STREAM_SECONDS", 300.0, minimum=1.0)
+#: How often a stream looks for new events, in seconds.
+PARLOUR_STREAM_POLL_SECONDS = env_float("PARLOUR_STREAM_POLL_SECONDS", 0.25, minimum=0.01)
 
 LOGGING = {
     "version": 1,

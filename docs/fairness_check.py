@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Check Parlour's shuffles yourself: standalone, Python 3.8+, standard library only.
+
+    python fairness_check.py RECORDS.json
+        Check the shuffle of every record in the file (a JSON object, a JSON
+        array of records, or one record per line): the revealed seed must hash
+        to the commitment shown during the game, and must derive the very deck
+        the record says was dealt.  One line per record, exit code 1 if any fails.
+
+    python fairness_check.py --seed HEX [--game old_maid]
+        Print the commitment of a seed and the deck it derives (52 cards, or 51
+        for Old Maid).
+
+The algorithm (hmac-sha256-ctr-fisher-yates/1), also in docs/fairness.md:
+the cards in canonical order (suits S H D C, ranks 2..A); a byte stream whose
+block i is HMAC-SHA256(key=seed, msg=b"parlour-deck/1" + i as 8 bytes
+big-endian); an index below n from the next 4 bytes read big-endian, rejected
+and redrawn when >= 2**32 - 2**32 % n, else taken mod n; Fisher-Yates from the
+last position down to 1, swapping position i with an index drawn below i + 1.
+"""
+
+import argparse
+import hashlib
+import hmac
+import json
+import sys
+
+SUITS = "SHDC"
+RANKS = "23456789TJQKA"
+
+
+def canonical_deck(game):
+    cards = [r + s for s in SUITS for r in RANKS]
+    return [c for c in cards if c != "QC"] if game == "old_maid" else cards
+
+
+def canonical_order(cards):
+    return sorted(cards, key=lambda c: (SUITS.index(c[1]), RANKS.index(c[0])))
+
+
+def byte_stream(seed):
+    counter = 0
+    while True:
+        message = b"parlour-deck/1" + counter.to_bytes(8, "big")
+        yield from hmac.new(seed, message, hashlib.sha256).digest()
+        counter += 1
+
+
+def index_below(stream, n):
+    limit = 2**32 - (2**32 % n)
+    while True:
+        x = int.from_bytes(bytes(next(stream) for _ in range(4)), "big")
+        if x < limit:
+            return x % n
+
+
+def derive_deck(seed, cards):
+    deck = list(cards)
+    stream = byte_stream(seed)
+    for i in range(len(deck) - 1, 0, -1):
+        j = index_below(stream, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def check(record):
+    """None if the record's shuffle checks out, else what is wrong."""
+    shuffle = record.get("shuffle") or {}
+    if not shuffle.get("commitment"):
+        return "no shuffle commitment (a game dealt from a given deck)"
+    if not shuffle.get("seed"):
+        return "the seed is not revealed yet (the game is still running)"
+    try:
+        seed = bytes.fromhex(shuffle["seed"])
+    except ValueError:
+        return "the seed is not hexadecimal"
+    if hashlib.sha256(seed).hexdigest() != shuffle["commitment"].lower():
+        return "sha256(seed) is not the commitment"
+    deck = record.get("deck") or []
+    if derive_deck(seed, canonical_order(deck)) != deck:
+        return "the seed does not derive this deck"
+    return None
+
+
+def read_records(path):
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return data if isinstance(data, list) else [data]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("file", nargs="?", help="records to check")
+    parser.add_argument("--seed", help="a seed (hex): print its commitment and deck")
+    parser.add_argument("--game", default="", help="with --seed: the game (old_maid: 51 cards)")
+    args = parser.parse_args()
+    if args.seed:
+        seed = bytes.fromhex(args.seed)
+        print("commitment", hashlib.sha256(seed).hexdigest())
+        print("deck", " ".join(derive_deck(seed, canonical_deck(args.game))))
+        return 0
+    if not args.file:
+        parser.error("give a records file or --seed")
+    failed = 0
+    records = read_records(args.file)
+    for number, record in enumerate(records, 1):
+        problem = check(record)
+        if problem is None:
+            shown = record["shuffle"]["commitment"][:12]
+            print(f"record {number}: OK ({record.get('game')}, commitment {shown}...)")
+        else:
+            failed += 1
+            print(f"record {number}: FAILED: {problem}")
+    print(f"{len(records) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

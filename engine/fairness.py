@@ -1,0 +1,133 @@
+"""The provably fair shuffle: a committed seed, a deterministic deck (docs/fairness.md).
+
+When the service creates a game it draws a secret 32-byte seed with
+:func:`new_seed`, derives the deck from it with :func:`derive_deck` and shows
+only :func:`commitment` (the SHA-256 of the seed) while the game runs.  When the
+game ends it reveals the seed; anyone can then check that the seed hashes to
+the commitment and that it derives the very deck that was dealt
+(:func:`check_shuffle`, or the standalone ``docs/fairness_check.py``).
+
+The algorithm, version ``hmac-sha256-ctr-fisher-yates/1``:
+
+1. The cards are put in canonical order (:func:`canonical_order`): suits
+   S H D C, ranks 2 … A within a suit.
+2. A byte stream is produced in counter mode: block ``i`` (``i = 0, 1, 2 …``)
+   is ``HMAC-SHA256(key=seed, msg=b"parlour-deck/1" + i as 8 bytes big-endian)``;
+   the blocks are concatenated.
+3. An index below ``n`` is drawn by reading the next 4 bytes as a big-endian
+   unsigned integer ``x``; if ``x >= 2**32 - (2**32 % n)`` it is rejected and the
+   next 4 bytes are read (so every index is exactly equally likely); otherwise
+   the index is ``x % n``.
+4. Fisher–Yates: for ``i`` from ``len(cards) - 1`` down to ``1``, draw ``j`` below
+   ``i + 1`` and swap the cards at ``i`` and ``j``.  The result is the deck in
+   dealing order (first card dealt first).
+
+Pure Python, no Django; folding a game never calls this module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Iterator, Sequence
+
+#: The name and version of the algorithm above.
+ALGORITHM = "hmac-sha256-ctr-fisher-yates/1"
+#: Bytes of entropy in a seed.
+SEED_BYTES = 32
+#: The HMAC message prefix of every block (domain separation).
+_LABEL = b"parlour-deck/1"
+_SUITS = "SHDC"
+_RANKS = "23456789TJQKA"
+
+
+class FairnessError(ValueError):
+    """A shuffle that does not check out: a bad seed, commitment or deck."""
+
+
+def new_seed() -> bytes:
+    """A fresh secret seed from the operating system's secure source."""
+    return secrets.token_bytes(SEED_BYTES)
+
+
+def commitment(seed: bytes) -> str:
+    """The public commitment to ``seed``: its SHA-256 as lower-case hex."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def canonical_order(cards: Sequence[str]) -> list[str]:
+    """``cards`` sorted the canonical way: suits S H D C, ranks 2 … A within a suit."""
+    for card in cards:
+        valid = isinstance(card, str) and len(card) == 2
+        if not (valid and card[0] in _RANKS and card[1] in _SUITS):
+            raise FairnessError(f"{card!r} is not a canonical card code")
+    return sorted(cards, key=lambda c: (_SUITS.index(c[1]), _RANKS.index(c[0])))
+
+
+def _stream(seed: bytes) -> Iterator[int]:
+    counter = 0
+    while True:
+        block = hmac.new(seed, _LABEL + counter.to_bytes(8, "big"), hashlib.sha256).digest()
+        yield from block
+        counter += 1
+
+
+def _below(stream: Iterator[int], n: int) -> int:
+    """An index in ``range(n)``, uniformly, by rejection sampling of 32-bit words."""
+    limit = 2**32 - (2**32 % n)
+    while True:
+        x = int.from_bytes(bytes(next(stream) for _ in range(4)), "big")
+        if x < limit:
+            return x % n
+
+
+def derive_deck(seed: bytes, cards: Sequence[str]) -> list[str]:
+    """The deck ``seed`` deals from ``cards`` (given in canonical order), in dealing order."""
+    if not seed:
+        raise FairnessError("a seed has at least one byte")
+    deck = list(cards)
+    stream = _stream(seed)
+    for i in range(len(deck) - 1, 0, -1):
+        j = _below(stream, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def parse_seed(seed: str | bytes) -> bytes:
+    """A seed given as bytes or as the hex text records show."""
+    if isinstance(seed, bytes):
+        return seed
+    try:
+        return bytes.fromhex(seed)
+    except ValueError:
+        raise FairnessError(f"the seed {seed!r} is not hexadecimal") from None
+
+
+def check_shuffle(
+    deck: Sequence[str],
+    *,
+    commitment_hex: str,
+    seed: str | bytes,
+    cards: Sequence[str] | None = None,
+) -> None:
+    """Check a revealed shuffle; :class:`FairnessError` says what does not hold.
+
+    ``deck`` is the deck as dealt, ``commitment_hex`` what was shown while the game
+    ran, ``seed`` the revealed seed, ``cards`` the game's cards (default: the
+    cards of ``deck`` itself, put in canonical order).
+    """
+    raw = parse_seed(seed)
+    if commitment(raw) != str(commitment_hex).lower():
+        raise FairnessError(
+            f"the seed does not match the commitment: sha256(seed) is {commitment(raw)},"
+            f" the commitment was {commitment_hex}"
+        )
+    source = canonical_order(deck if cards is None else cards)
+    derived = derive_deck(raw, source)
+    if derived != list(deck):
+        pairs = zip(derived, deck, strict=False)
+        first = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(derived), len(deck)))
+        raise FairnessError(
+            f"the deck is not the one the seed derives: they differ first at position {first}"
+        )

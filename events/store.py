@@ -1,0 +1,490 @@
+"""The event store: append-only streams with optimistic concurrency (docs/store.md).
+
+One stream per game (``game-<id>``).  Every event has its stream, a gap-free
+sequence number from 1, its type and version, a JSON payload, its cause, the
+time it was recorded and, on the first event of an append made with one, the
+command's idempotency key.
+
+* :func:`append` writes events after the sequence the caller expects; a stale
+  expectation is a :class:`Conflict` carrying the current sequence, and nothing
+  of the losing append is stored.  A retried append with the same idempotency
+  key and command hash returns the first outcome (``replayed=True``) and stores
+  nothing; the same key with another command is :class:`IdempotencyKeyReused`.
+* :func:`read_stream` reads one stream from a sequence onward.
+* :func:`read_all` follows every stream by global :class:`Position`, and never
+  skips an event whose transaction commits late (docs/store.md says why).
+
+Every function takes ``using``, the database alias, so the same store runs on
+SQLite and on PostgreSQL.  The database itself refuses UPDATE, DELETE and (on
+PostgreSQL) TRUNCATE of events: see migration ``events/0002``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from django.db import IntegrityError, connections, transaction
+from django.utils import timezone
+
+from events.models import CauseKind, Event
+
+__all__ = [
+    "CAUSE_KINDS",
+    "START",
+    "AppendResult",
+    "Conflict",
+    "IdempotencyKeyReused",
+    "NewEvent",
+    "Position",
+    "StoreError",
+    "StoredEvent",
+    "allow_flush_in_tests",
+    "append",
+    "command_hash",
+    "find_command",
+    "read_all",
+    "read_stream",
+    "stream_sequence",
+    "streams",
+]
+
+#: The kinds of cause an event may have.
+CAUSE_KINDS: Final = frozenset(CauseKind.values)
+
+#: Transactions still running have an id at or above this: events with a smaller
+#: ``tx`` are committed (or never will be), so a reader may pass them for good.
+_PG_XMIN = "(SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint)"
+
+_COLUMNS = (
+    "stream, sequence, type, version, payload, cause_kind, cause_id, recorded_at,"
+    " idempotency_key, command_hash, batch_size"
+)
+#: One new row: typed on PostgreSQL (a VALUES list takes its types from its rows).
+_PG_ROW = (
+    "(%s::varchar, %s::integer, %s::varchar, %s::smallint, %s::jsonb, %s::varchar,"
+    " %s::varchar, %s::timestamptz, %s::varchar, %s::varchar, %s::integer)"
+)
+_SQLITE_ROW = "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+_SELECT = (
+    "SELECT id, tx, stream, sequence, type, version, payload, cause_kind, cause_id,"
+    " recorded_at, idempotency_key FROM events_event"
+)
+
+
+# -- values -------------------------------------------------------------------
+
+
+class StoreError(Exception):
+    """An append the store refuses."""
+
+
+class Conflict(StoreError):
+    """The stream is not at the sequence the append expected; nothing was stored."""
+
+    def __init__(self, stream: str, expected: int, current_sequence: int) -> None:
+        super().__init__(
+            f"stream {stream!r} is at sequence {current_sequence}, not {expected} as expected"
+        )
+        self.stream = stream
+        self.expected = expected
+        self.current_sequence = current_sequence
+
+
+class IdempotencyKeyReused(StoreError):
+    """An idempotency key already used in the stream for a different command."""
+
+    def __init__(self, stream: str, key: str) -> None:
+        super().__init__(
+            f"idempotency key {key!r} was already used in stream {stream!r} for another command"
+        )
+        self.stream = stream
+        self.key = key
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Position:
+    """A place in the global order of all events: the writing transaction, then the row.
+
+    Written as ``"tx.id"``; :data:`START` is before every event.
+    """
+
+    tx: int
+    id: int
+
+    def __str__(self) -> str:
+        return f"{self.tx}.{self.id}"
+
+    @classmethod
+    def parse(cls, text: str | Position | None) -> Position:
+        """A position from its text ``"tx.id"`` (``None`` or ``""``: the start)."""
+        if text is None or text == "":
+            return START
+        if isinstance(text, Position):
+            return text
+        match = re.fullmatch(r"(\d+)\.(\d+)", text)
+        if match is None:
+            raise ValueError(f"a position is written 'tx.id' (two integers), not {text!r}")
+        return cls(int(match[1]), int(match[2]))
+
+
+START: Final = Position(0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event to append: its type, payload and cause."""
+
+    type: str
+    payload: Mapping[str, Any]
+    cause_kind: str = "system"
+    cause_id: str = ""
+    version: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """An event as stored."""
+
+    stream: str
+    sequence: int
+    type: str
+    version: int
+    payload: dict[str, Any]
+    cause_kind: str
+    cause_id: str
+    recorded_at: datetime
+    idempotency_key: str | None
+    position: Position
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """What an append stored, or, for a retried command, what it stored the first time."""
+
+    stream: str
+    events: tuple[StoredEvent, ...]
+    replayed: bool = False
+    #: The command hash stored with the idempotency key ("" without a key).
+    command_hash: str = field(default="", compare=False)
+
+    @property
+    def sequence(self) -> int:
+        """The sequence of the last event appended."""
+        return self.events[-1].sequence
+
+
+def command_hash(command: object) -> str:
+    """The SHA-256 of ``command``'s canonical JSON (sorted keys, no spaces)."""
+    text = json.dumps(command, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+# -- writing ------------------------------------------------------------------
+
+
+def append(
+    stream: str,
+    events: Sequence[NewEvent],
+    *,
+    expected_sequence: int,
+    idempotency_key: str | None = None,
+    command_hash: str = "",
+    using: str = "default",
+) -> AppendResult:
+    """Append ``events`` to ``stream``, which must be at ``expected_sequence`` (0: new).
+
+    With ``idempotency_key``, a retry of the same command (same ``command_hash``;
+    by default the hash of the expected sequence and the events) returns the
+    first outcome flagged ``replayed`` and stores nothing; the same key with a
+    different hash raises :class:`IdempotencyKeyReused`.  A stream not at
+    ``expected_sequence`` raises :class:`Conflict` with the current sequence.
+    Runs in its own transaction, or in a savepoint of the caller's.
+    """
+    if not stream:
+        raise ValueError("a stream has a name")
+    if not events:
+        raise ValueError("an append writes at least one event")
+    if isinstance(expected_sequence, bool) or expected_sequence < 0:
+        raise ValueError(f"expected_sequence is 0 or more, not {expected_sequence!r}")
+    for event in events:
+        if event.cause_kind not in CAUSE_KINDS:
+            raise ValueError(
+                f"cause_kind is one of {sorted(CAUSE_KINDS)}, not {event.cause_kind!r}"
+            )
+    if len(stream) > 200 or (idempotency_key is not None and len(idempotency_key) > 200):
+        raise ValueError("stream names and idempotency keys have at most 200 characters")
+    if idempotency_key is not None and not command_hash:
+        command_hash = _default_hash(expected_sequence, events)
+    connection = connections[using]
+    stored: AppendResult | None = None
+    try:
+        if connection.in_atomic_block:
+            # A savepoint, so that a collision leaves the caller's transaction usable.
+            with transaction.atomic(using=using):
+                stored = _insert(
+                    stream, events, expected_sequence, idempotency_key, command_hash, using
+                )
+        else:
+            # One statement in autocommit mode is a transaction of its own.
+            stored = _insert(
+                stream, events, expected_sequence, idempotency_key, command_hash, using
+            )
+    except IntegrityError:
+        # Another writer took the position (or the key) and committed first.
+        stored = None
+    if stored is not None:
+        return stored
+    # Nothing of ours is stored: the stream is elsewhere, or the key was used.
+    if idempotency_key is not None:
+        found = find_command(stream, idempotency_key, command_hash, using=using)
+        if found is not None:
+            return found
+    raise Conflict(stream, expected_sequence, stream_sequence(stream, using=using))
+
+
+def _default_hash(expected: int, events: Sequence[NewEvent]) -> str:
+    return command_hash(
+        {
+            "expected": expected,
+            "events": [
+                [e.type, e.version, dict(e.payload), e.cause_kind, e.cause_id] for e in events
+            ],
+        }
+    )
+
+
+def _insert(
+    stream: str,
+    events: Sequence[NewEvent],
+    expected: int,
+    key: str | None,
+    hash_: str,
+    using: str,
+) -> AppendResult | None:
+    """Insert the events if the stream is at ``expected``, in one statement; ``None`` if not.
+
+    The statement inserts only where the stream's last sequence is ``expected``
+    (as the statement's snapshot sees it).  Two writers whose snapshots both
+    pass insert the same ``(stream, sequence)``: the unique key makes the second
+    wait for the first and fail with an IntegrityError if the first commits.
+    """
+    connection = connections[using]
+    postgres = connection.vendor == "postgresql"
+    now = timezone.now()
+    when = connection.ops.adapt_datetimefield_value(now)
+    size = len(events)
+    row = _PG_ROW if postgres else _SQLITE_ROW
+    params: list[Any] = []
+    texts: list[str] = []
+    for offset, event in enumerate(events):
+        first = offset == 0
+        text = json.dumps(event.payload, separators=(",", ":"))
+        texts.append(text)
+        params += [
+            stream,
+            expected + 1 + offset,
+            event.type,
+            event.version,
+            text,
+            event.cause_kind,
+            event.cause_id,
+            when,
+            key if first else None,
+            hash_ if first and key is not None else "",
+            size,
+        ]
+    params += [stream, expected]
+    table = Event._meta.db_table
+    sql = (
+        f"INSERT INTO {table} ({_COLUMNS}) SELECT * FROM (VALUES "
+        + ", ".join([row] * size)
+        + ") AS incoming"
+        + f" WHERE (SELECT COALESCE(MAX(sequence), 0) FROM {table} WHERE stream = %s) = %s"
+        + " RETURNING sequence, id, tx"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        returned = cursor.fetchall()
+    if not returned:
+        return None
+    returned.sort()  # by sequence: SQL does not promise RETURNING's order
+    stored = tuple(
+        StoredEvent(
+            stream=stream,
+            sequence=expected + 1 + offset,
+            type=event.type,
+            version=event.version,
+            payload=json.loads(texts[offset]),
+            cause_kind=event.cause_kind,
+            cause_id=event.cause_id,
+            recorded_at=now,
+            idempotency_key=key if offset == 0 else None,
+            position=Position(int(tx), int(id_)),
+        )
+        for offset, (event, (_, id_, tx)) in enumerate(zip(events, returned, strict=True))
+    )
+    return AppendResult(stream, stored, False, hash_ if key is not None else "")
+
+
+# -- reading ------------------------------------------------------------------
+
+
+def stream_sequence(stream: str, *, using: str = "default") -> int:
+    """The sequence of the last event of ``stream`` (0 if it has none)."""
+    with connections[using].cursor() as cursor:
+        cursor.execute(
+            f"SELECT MAX(sequence) FROM {Event._meta.db_table} WHERE stream = %s", [stream]
+        )
+        row = cursor.fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def read_stream(
+    stream: str, *, from_sequence: int = 1, limit: int | None = None, using: str = "default"
+) -> list[StoredEvent]:
+    """The events of ``stream`` from ``from_sequence`` onward, in sequence order."""
+    sql = f"{_SELECT} WHERE stream = %s AND sequence >= %s ORDER BY sequence"
+    params: list[Any] = [stream, from_sequence]
+    if limit is not None:
+        sql += " LIMIT %s"
+        params.append(limit)
+    return _select(sql, params, using)
+
+
+def read_all(
+    after: Position | str | None = None, *, limit: int = 1000, using: str = "default"
+) -> list[StoredEvent]:
+    """Up to ``limit`` events of every stream after ``after``, in global order.
+
+    Pass the position of the last event returned to get the next ones.  On
+    PostgreSQL only events of transactions older than every transaction still
+    running are returned, so an event that commits late can never land behind
+    a position a reader has already passed (docs/store.md).
+    """
+    start = Position.parse(after)
+    where = "(tx > %s OR (tx = %s AND id > %s))"
+    if connections[using].vendor == "postgresql":
+        where += f" AND tx < {_PG_XMIN}"
+    sql = f"{_SELECT} WHERE {where} ORDER BY tx, id LIMIT %s"
+    return _select(sql, [start.tx, start.tx, start.id, limit], using)
+
+
+def find_command(
+    stream: str, key: str, command_hash: str, *, using: str = "default"
+) -> AppendResult | None:
+    """The first outcome of the command with ``key`` in ``stream`` (``replayed``), or ``None``.
+
+    Raises :class:`IdempotencyKeyReused` if the key was used for a command with
+    another hash.
+    """
+    with connections[using].cursor() as cursor:
+        cursor.execute(
+            f"SELECT sequence, batch_size, command_hash FROM {Event._meta.db_table}"
+            " WHERE stream = %s AND idempotency_key = %s",
+            [stream, key],
+        )
+        first = cursor.fetchone()
+    if first is None:
+        return None
+    sequence, size, stored_hash = first
+    if stored_hash != command_hash:
+        raise IdempotencyKeyReused(stream, key)
+    events = read_stream(stream, from_sequence=sequence, limit=size, using=using)
+    return AppendResult(stream, tuple(events), True, stored_hash)
+
+
+def streams(prefix: str = "", *, using: str = "default") -> list[str]:
+    """The names of every stream starting with ``prefix``, sorted."""
+    names = Event.objects.using(using).filter(sequence=1)
+    if prefix:
+        names = names.filter(stream__startswith=prefix)
+    return sorted(names.values_list("stream", flat=True))
+
+
+def _select(sql: str, params: Sequence[Any], using: str) -> list[StoredEvent]:
+    connection = connections[using]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return [_stored(row) for row in rows]
+
+
+def _stored(row: Sequence[Any]) -> StoredEvent:
+    id_, tx, stream, sequence, type_, version, payload, kind, cause, when, key = row
+    if isinstance(payload, str | bytes):
+        payload = json.loads(payload)
+    if isinstance(when, str):  # SQLite keeps UTC times as text
+        when = datetime.fromisoformat(when)
+    if when.tzinfo is None:  # ... and Django's SQLite converter makes them naive
+        when = when.replace(tzinfo=UTC)
+    return StoredEvent(
+        stream=stream,
+        sequence=sequence,
+        type=type_,
+        version=version,
+        payload=payload,
+        cause_kind=kind,
+        cause_id=cause,
+        recorded_at=when,
+        idempotency_key=key,
+        position=Position(int(tx), int(id_)),
+    )
+
+
+# -- test support -------------------------------------------------------------
+
+_flush_allowed = False
+
+
+def allow_flush_in_tests() -> None:
+    """Let Django's ``flush`` (run after every transactional test) empty the event table.
+
+    The immutability triggers refuse TRUNCATE and DELETE, so a test suite that
+    flushes the database between tests calls this once (the test ``conftest``
+    does).  It changes only the SQL of ``flush``: on PostgreSQL the flush runs
+    with ``session_replication_role = replica`` (triggers do not fire; needs a
+    superuser, as test databases are), on SQLite the triggers are dropped,
+    the tables emptied and the triggers created again, all in one transaction.
+    Never call it outside tests.
+    """
+    global _flush_allowed
+    if _flush_allowed:
+        return
+    from django.db.backends.postgresql.base import DatabaseWrapper as Postgres
+    from django.db.backends.sqlite3.base import DatabaseWrapper as Sqlite
+
+    PostgresOperations = Postgres.ops_class
+    SqliteOperations = Sqlite.ops_class
+
+    table = Event._meta.db_table
+    postgres_flush = PostgresOperations.sql_flush
+    sqlite_flush = SqliteOperations.sql_flush
+
+    def flush_postgres(self: Any, style: Any, tables: Sequence[str], **kwargs: Any) -> list[str]:
+        sql: list[str] = postgres_flush(self, style, tables, **kwargs)
+        if table in tables and sql:
+            return ["SET LOCAL session_replication_role = replica", *sql]
+        return sql
+
+    def flush_sqlite(self: Any, style: Any, tables: Sequence[str], **kwargs: Any) -> list[str]:
+        sql: list[str] = sqlite_flush(self, style, tables, **kwargs)
+        if table not in tables or not sql:
+            return sql
+        with self.connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s",
+                [table],
+            )
+            triggers = cursor.fetchall()
+        drop = [f'DROP TRIGGER "{name}"' for name, _ in triggers]
+        return [*drop, *sql, *(text for _, text in triggers)]
+
+    PostgresOperations.sql_flush = flush_postgres  # type: ignore[method-assign]
+    SqliteOperations.sql_flush = flush_sqlite  # type: ignore[method-assign]
+    _flush_allowed = True

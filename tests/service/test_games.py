@@ -1,0 +1,473 @@
+"""The game service: creating, acting, chance, timeouts, views, records, projections."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import transaction
+from django.utils import timezone
+
+from engine.cards import full_deck
+from engine.contract import IllegalAction
+from engine.fairness import FairnessError, check_shuffle, commitment, derive_deck
+from engine.record import RecordError, import_record
+from engine.registry import all_games, get_game
+from events import store
+from events.models import Event
+from tests.service.play import play, step
+from tournaments import games as service
+from tournaments.games import Conflict, GameNotOver, IdempotencyKeyReused
+from tournaments.models import Game
+
+pytestmark = pytest.mark.django_db
+
+KINDS = [(g.id, g.min_seats if g.id != "give_away" else 3) for g in all_games()]
+
+
+def events_of(game: Game) -> list[store.StoredEvent]:
+    return store.read_stream(game.stream)
+
+
+def give_away_deck() -> list[str]:
+    """A deck where seat 1 (left of dealer 0, 2 seats) starts with a playable ace.
+
+    Seat 1 gets the even positions, dealt last at position 50: its face-up card.
+    """
+    deck = list(full_deck())
+    deck.remove("AS")
+    return [*deck[:50], "AS", deck[50]]
+
+
+# -- creating -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind,seats", KINDS)
+def test_a_new_game_is_dealt_from_a_committed_secret_seed(kind: str, seats: int) -> None:
+    game = service.create_game(kind, seats, players=[f"P{s}" for s in range(seats)])
+    deal = events_of(game)[0]
+    assert deal.sequence == 1 and deal.type == "dealt" and deal.cause_kind == "organiser"
+    shuffle = deal.payload["shuffle"]
+    assert game.commitment == shuffle["commitment"] == commitment(bytes.fromhex(shuffle["seed"]))
+    check_shuffle(deal.payload["deck"], commitment_hex=game.commitment, seed=shuffle["seed"])
+    assert deal.payload["deck"] == derive_deck(
+        bytes.fromhex(shuffle["seed"]), sorted_cards(get_game(kind).deck)
+    )
+    assert game.seed == ""  # not revealed while running
+    assert game.status == "running" and game.sequence == len(events_of(game))
+    assert game.players == [f"P{s}" for s in range(seats)]
+    assert 0 <= game.dealer < seats
+
+
+def sorted_cards(cards: Any) -> list[str]:
+    from engine.fairness import canonical_order
+
+    return canonical_order(list(cards))
+
+
+def test_two_games_get_different_seeds_and_decks() -> None:
+    a = service.create_game("give_away", 2)
+    b = service.create_game("give_away", 2)
+    assert a.commitment != b.commitment
+    assert events_of(a)[0].payload["deck"] != events_of(b)[0].payload["deck"]
+
+
+def test_a_game_can_be_dealt_from_a_given_deck() -> None:
+    deck = list(reversed(full_deck()))
+    game = service.create_game("give_away", 4, dealer=2, deck=deck)
+    deal = events_of(game)[0].payload
+    assert deal["deck"] == deck and deal["dealer"] == 2
+    assert "shuffle" not in deal and game.commitment == ""
+
+
+def test_bad_games_are_refused_and_store_nothing() -> None:
+    with pytest.raises(KeyError):
+        service.create_game("chess", 2)
+    with pytest.raises(IllegalAction):
+        service.create_game("give_away", 9)
+    with pytest.raises(IllegalAction):
+        service.create_game("give_away", 2, dealer=5)
+    with pytest.raises(IllegalAction):
+        service.create_game("give_away", 2, deck=["AS", "AS"])
+    with pytest.raises(IllegalAction):
+        service.create_game("give_away", 2, players=["only one"])
+    assert Game.objects.count() == 0 and Event.objects.count() == 0
+
+
+# -- acting -------------------------------------------------------------------------------
+
+
+def test_an_action_is_appended_at_the_expected_sequence_and_projected() -> None:
+    game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck(), turn_seconds=60)
+    assert game.to_act == [1] and game.waiting_for == [1] and set(game.deadlines) == {"1"}
+    result = service.submit_action(
+        game.pk, 1, {"type": "play", "card": "AS", "foundation": 0}, expected_sequence=1
+    )
+    assert not result.replayed and result.sequence == 2
+    move = result.events[0]
+    assert move.payload == {
+        "type": "move",
+        "v": 1,
+        "seat": 1,
+        "action": {"type": "play", "card": "AS", "foundation": 0},
+        "chance": False,
+    }
+    assert (move.cause_kind, move.cause_id) == ("seat", "1")
+    game.refresh_from_db()
+    assert game.sequence == 2
+    assert service.load_state(game) == get_game("give_away").fold(
+        e.payload for e in events_of(game)
+    )
+
+
+def test_an_illegal_action_raises_and_changes_nothing() -> None:
+    game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck())
+    with pytest.raises(IllegalAction) as caught:
+        service.submit_action(game.pk, 0, {"type": "pass"}, expected_sequence=1)
+    assert "turn" in caught.value.reason
+    with pytest.raises(IllegalAction):
+        service.submit_action(game.pk, 1, {"type": "pass"}, expected_sequence=1)
+    with pytest.raises(IllegalAction):
+        service.submit_action(game.pk, 7, {"type": "pass"}, expected_sequence=1)
+    with pytest.raises(IllegalAction):
+        service.submit_action(game.pk, 1, "pass", expected_sequence=1)  # type: ignore[arg-type]
+    assert len(events_of(game)) == 1
+
+
+def test_a_stale_expected_sequence_is_a_conflict_answered_with_the_current_one() -> None:
+    game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck())
+    step(game, random.Random(1))
+    with pytest.raises(Conflict) as caught:
+        service.submit_action(
+            game.pk, 1, {"type": "play", "card": "AS", "foundation": 0}, expected_sequence=1
+        )
+    assert caught.value.current_sequence == 2
+    assert len(events_of(game)) == 2
+
+
+def test_a_retried_action_returns_the_first_outcome_and_stores_nothing() -> None:
+    game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck())
+    play_as = {"type": "play", "card": "AS", "foundation": 0}
+    first = service.submit_action(game.pk, 1, play_as, expected_sequence=1, idempotency_key="c-1")
+    again = service.submit_action(game.pk, 1, play_as, expected_sequence=1, idempotency_key="c-1")
+    assert again.replayed and again.events == first.events
+    assert len(events_of(game)) == 2
+
+
+def test_the_same_key_with_another_action_is_refused() -> None:
+    game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck())
+    play_as = {"type": "play", "card": "AS", "foundation": 0}
+    service.submit_action(game.pk, 1, play_as, expected_sequence=1, idempotency_key="c-1")
+    with pytest.raises(IdempotencyKeyReused):
+        service.submit_action(
+            game.pk, 1, play_as | {"foundation": 1}, expected_sequence=1, idempotency_key="c-1"
+        )
+    with pytest.raises(IdempotencyKeyReused):
+        service.submit_action(game.pk, 1, play_as, expected_sequence=2, idempotency_key="c-1")
+    assert len(events_of(game)) == 2
+
+
+def test_listeners_hear_of_a_change_only_after_the_commit(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    heard: list[tuple[int, int]] = []
+
+    def listener(sender: Any, game_id: int, sequence: int, **kwargs: Any) -> None:
+        heard.append((game_id, sequence))
+
+    service.game_changed.connect(listener)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck())
+        assert heard == [(game.pk, 1)]
+        with django_capture_on_commit_callbacks(execute=True) as callbacks, transaction.atomic():
+            step(game, random.Random(0))
+            assert heard == [(game.pk, 1)]  # not yet: nothing committed
+        assert heard == [(game.pk, 1), (game.pk, 2)] and callbacks
+        with (
+            django_capture_on_commit_callbacks(execute=True),
+            pytest.raises(RuntimeError),
+            transaction.atomic(),
+        ):
+            step(game, random.Random(0))
+            raise RuntimeError("rolled back")
+        assert heard == [(game.pk, 1), (game.pk, 2)]
+        assert len(events_of(game)) == 2
+    finally:
+        service.game_changed.disconnect(listener)
+
+
+# -- chance, timeouts --------------------------------------------------------------------------
+
+
+def test_chance_nodes_are_resolved_by_the_service_in_the_same_append() -> None:
+    """Bhabhi's blind draws are drawn at once: no client ever sees a pending chance node."""
+    engine = get_game("bhabhi")
+    draws = 0
+    for seed in range(200):
+        game = service.create_game("bhabhi", 3)
+        rng = random.Random(seed)
+        while not game.is_over:
+            result = step(game, rng)
+            assert engine.chance_outcomes(service.load_state(game)) is None
+            chance = [e for e in result.events if e.payload["chance"]]
+            for event in chance:
+                assert (event.cause_kind, event.cause_id) == ("system", "chance")
+                assert event.payload["action"]["type"] == "draw_discard"
+            draws += len(chance)
+            game.refresh_from_db()
+        if draws:
+            break
+    assert draws
+
+
+def test_an_old_maid_shuffle_request_becomes_a_secure_chance_arrange() -> None:
+    game = service.create_game("old_maid", 3)
+    seat = next(s for s in range(3) if s in game.to_act)
+    hand = service.game_view(game, seat)["hand"]
+    result = service.submit_action(game.pk, seat, {"type": "shuffle"}, expected_sequence=1)
+    move = result.events[0].payload
+    assert move["chance"] is True and move["action"]["type"] == "arrange"
+    assert sorted(move["action"]["order"]) == sorted(hand)
+    assert result.events[0].cause_kind == "seat"
+
+
+def test_a_timeout_acts_for_the_waited_seat_once_its_time_is_up() -> None:
+    game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck(), turn_seconds=30)
+    with pytest.raises(IllegalAction, match="runs until"):
+        service.apply_timeout(game.pk, 1, 1)
+    with pytest.raises(IllegalAction):
+        service.apply_timeout(game.pk, 0, 1, force=True)  # not waited for
+    later = timezone.now() + timedelta(seconds=31)
+    result = service.apply_timeout(game.pk, 1, 1, now=later)
+    event = result.events[0]
+    assert (event.cause_kind, event.cause_id) == ("timeout", "1")
+    assert event.payload["action"] == {"type": "play", "card": "AS", "foundation": 0}
+    # A second sweep firing the same timeout stores nothing.
+    assert service.apply_timeout(game.pk, 1, 1, now=later).replayed
+    assert len(events_of(game)) == 2
+
+
+def test_an_old_maid_timeout_draws_a_random_card_for_the_drawer() -> None:
+    game = service.create_game("old_maid", 3)
+    drawer = game.waiting_for[0]
+    result = service.apply_timeout(game.pk, drawer, game.sequence, force=True)
+    action = result.events[0].payload["action"]
+    assert action["type"] == "draw" and "card" in action
+
+
+def test_apply_chance_has_nothing_to_do_after_service_appends() -> None:
+    game = service.create_game("bhabhi", 4)
+    assert service.apply_chance(game.pk) is None
+
+
+# -- folding --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind,seats", KINDS)
+def test_the_fold_of_a_finished_game_equals_its_incremental_state(kind: str, seats: int) -> None:
+    game = play(service.create_game(kind, seats), random.Random(7))
+    assert game.is_over
+    engine = get_game(kind)
+    fresh = engine.fold(e.payload for e in events_of(game))
+    assert service.load_state(game) == fresh  # the cached, incremental state
+    service._cache.clear()
+    assert service.load_state(game) == fresh
+    assert game.result == engine.outcome(fresh)
+
+
+def test_a_cached_state_is_not_trusted_for_a_stream_it_does_not_match() -> None:
+    game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck())
+    stale = service.load_state(game)
+    last = events_of(game)[-1]
+    other = store.StoredEvent(**{**_fields(last), "recorded_at": last.recorded_at - timedelta(1)})
+    service._cache.put(game.pk, other, stale)
+    step(game, random.Random(0))
+    engine = get_game("give_away")
+    assert service.load_state(game) == engine.fold(e.payload for e in events_of(game))
+
+
+def _fields(event: store.StoredEvent) -> dict[str, Any]:
+    return {name: getattr(event, name) for name in event.__slots__}
+
+
+# -- views -----------------------------------------------------------------------------------
+
+
+def test_views_show_each_viewer_what_it_may_see_while_running() -> None:
+    game = service.create_game("old_maid", 3, players=["Ann", "Bo", "Cy"])
+    seat = game.to_act[0]
+    mine = service.game_view(game, seat)
+    spectator = service.game_view(game, None)
+    organiser = service.game_view(game, "organiser")
+    assert mine["hand"] and mine["legal_actions"]
+    assert spectator["legal_actions"] == [] and spectator.get("hand") in (None, [])
+    assert {k: v for k, v in organiser.items() if k != "role"} == {
+        k: v for k, v in spectator.items() if k != "role"
+    }
+    for view in (mine, spectator, organiser):
+        assert view["commitment"] == game.commitment and view["sequence"] == game.sequence
+        assert view["players"] == ["Ann", "Bo", "Cy"] and view["status"] == "running"
+        assert "seed" not in view and "deck" not in view and "hidden" not in view
+    with pytest.raises(ValueError):
+        service.game_view(game, 3)
+
+
+def test_after_the_end_everything_is_public() -> None:
+    game = play(service.create_game("old_maid", 3), random.Random(3))
+    deal = events_of(game)[0].payload
+    for viewer in (0, None, "organiser"):
+        view = service.game_view(game, viewer)  # type: ignore[arg-type]
+        assert view["status"] == "over" and view["outcome"] == game.result
+        assert view["seed"] == deal["shuffle"]["seed"] == game.seed
+        assert view["deck"] == deal["deck"] and "hidden" in view
+        assert [e["payload"] for e in service.game_events(game, viewer)] == [  # type: ignore[arg-type]
+            e.payload for e in events_of(game)
+        ]
+
+
+def test_events_hide_the_deck_the_seed_and_other_seats_cards_while_running() -> None:
+    game = service.create_game("old_maid", 3)
+    rng = random.Random(5)
+    for _ in range(4):
+        step(game, rng)
+    game.refresh_from_db()
+    drawer = service.game_view(game, None)["drawer"]
+    draw = service.submit_action(
+        game.pk, drawer, {"type": "draw", "index": 0}, expected_sequence=game.sequence
+    ).events[0]
+    assert draw.payload["action"]["card"]
+    secret = events_of(game)[0].payload["shuffle"]["seed"]
+    for viewer in (None, "organiser", (drawer + 1) % 3, drawer):
+        shown = service.game_events(game, viewer)  # type: ignore[arg-type]
+        deal = shown[0]["payload"]
+        assert "deck" not in deal and deal["shuffle"] == {
+            "algorithm": deal["shuffle"]["algorithm"],
+            "commitment": game.commitment,
+        }
+        assert secret not in repr(shown)
+        last = shown[-1]["payload"]
+        if viewer == drawer:
+            assert last["action"]["card"] == draw.payload["action"]["card"]
+        else:
+            assert "card" not in last["action"] and last["redacted"] == ["card"]
+
+
+# -- records ---------------------------------------------------------------------------------
+
+
+def test_a_running_game_has_no_record_yet() -> None:
+    game = service.create_game("give_away", 2)
+    with pytest.raises(GameNotOver):
+        service.export_record(game)
+
+
+@pytest.mark.parametrize("kind,seats", KINDS)
+def test_a_finished_game_exports_a_record_that_replays_and_proves_its_shuffle(
+    kind: str, seats: int
+) -> None:
+    game = play(service.create_game(kind, seats), random.Random(11))
+    record = service.export_record(game)
+    assert record["format"] == "parlour-record/1" and record["result"] == game.result
+    assert record["shuffle"] == {"commitment": game.commitment, "seed": game.seed}
+    replayed = import_record(record)
+    assert [e for e in replayed] == [
+        {k: v for k, v in e.payload.items() if k not in ("shuffle", "table")}
+        for e in events_of(game)
+    ]
+    check_shuffle(record["deck"], commitment_hex=game.commitment, seed=game.seed)
+
+
+def test_an_imported_record_becomes_an_equal_game() -> None:
+    original = play(service.create_game("bhabhi", 4, players=list("ABCD")), random.Random(2))
+    record = service.export_record(original)
+    copy = service.import_game(record)
+    assert copy.pk != original.pk
+    assert service.export_record(copy) == record
+    assert [e.payload for e in events_of(copy)] == [e.payload for e in events_of(original)]
+    for name in ("status", "result", "commitment", "seed", "players", "sequence", "to_act"):
+        assert getattr(copy, name) == getattr(original, name)
+
+
+def test_a_record_with_a_tampered_shuffle_or_move_is_not_imported() -> None:
+    record = service.export_record(play(service.create_game("give_away", 3), random.Random(4)))
+    forged = record | {"shuffle": {**record["shuffle"], "seed": "00" * 32}}
+    with pytest.raises(FairnessError):
+        service.import_game(forged)
+    swapped = record | {"deck": [record["deck"][1], record["deck"][0], *record["deck"][2:]]}
+    with pytest.raises((FairnessError, RecordError)):
+        service.import_game(swapped)
+    bad_move = record | {"moves": [{"seat": 0, "action": {"type": "dance"}}]}
+    with pytest.raises(RecordError):
+        service.import_game(bad_move)
+    assert Game.objects.count() == 1
+
+
+# -- projections ------------------------------------------------------------------------------
+
+
+def snapshot() -> list[dict[str, Any]]:
+    return list(Game.objects.order_by("pk").values())
+
+
+def test_rebuilt_projections_equal_the_live_ones() -> None:
+    rng = random.Random(9)
+    for kind, seats in KINDS:
+        play(service.create_game(kind, seats, turn_seconds=45, context={"table": kind}), rng)
+        play(service.create_game(kind, seats + 1, turn_seconds=20), rng, moves=3)
+        service.create_game(kind, seats)
+    live = snapshot()
+    assert {g["status"] for g in live} == {"running", "over"}
+    Game.objects.all().delete()
+    assert service.rebuild_projections() == len(live)
+    assert snapshot() == live
+    # Ids keep counting past the rebuilt rows.
+    assert service.create_game("give_away", 2).pk > max(g["id"] for g in live)
+
+
+def test_projections_rebuild_over_damaged_rows() -> None:
+    game = play(service.create_game("give_and_take", 3), random.Random(1), moves=5)
+    live = snapshot()
+    Game.objects.filter(pk=game.pk).update(sequence=0, to_act=[], status="over", deadlines={})
+    service.rebuild_projections()
+    assert snapshot() == live
+
+
+def test_deadlines_run_from_when_a_seat_is_first_waited_for() -> None:
+    game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck(), turn_seconds=30)
+    dealt = events_of(game)[0].recorded_at
+    assert game.deadlines == {"1": (dealt + timedelta(seconds=30)).isoformat()}
+    step(game, random.Random(0))
+    game.refresh_from_db()
+    for seat, due in game.deadlines.items():
+        waited_since = dealt if seat == "1" else events_of(game)[-1].recorded_at
+        assert due == (waited_since + timedelta(seconds=30)).isoformat()
+
+
+def test_apply_chance_resolves_a_chance_node_an_imported_game_was_left_at() -> None:
+    from engine.play import _random_step, new_deal
+    from engine.record import export_record as engine_record
+
+    engine = get_game("bhabhi")
+    for seed in range(500):
+        rng = random.Random(seed)
+        events = new_deal(engine, 3, rng)
+        state = engine.fold(events)
+        while not engine.is_over(state) and engine.chance_outcomes(state) is None:
+            new = _random_step(engine, state, rng)
+            for event in new:
+                state = engine.evolve(state, event)
+            events += new
+        if engine.chance_outcomes(state) is not None:
+            break
+    else:
+        pytest.fail("no random Bhabhi game reached a blind draw")
+    game = service.import_game(engine_record(events))
+    assert engine.chance_outcomes(service.load_state(game)) is not None
+    result = service.apply_chance(game.pk)
+    assert result is not None and result.events[0].payload["chance"] is True
+    assert result.events[0].cause_kind == "system"
+    assert engine.chance_outcomes(service.load_state(game)) is None
+    assert service.apply_chance(game.pk) is None

@@ -1,0 +1,252 @@
+"""The event store, one suite run against SQLite and PostgreSQL (the ``store_alias`` fixture)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import DatabaseError, IntegrityError, connections, transaction
+
+from events import store
+from events.models import Event
+from events.store import (
+    START,
+    Conflict,
+    IdempotencyKeyReused,
+    NewEvent,
+    Position,
+    append,
+    find_command,
+    read_all,
+    read_stream,
+    stream_sequence,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "sqlite", "postgres"])
+
+
+def moves(*numbers: int, cause: str = "seat") -> list[NewEvent]:
+    return [
+        NewEvent(
+            "move", {"type": "move", "v": 1, "n": n, "nested": {"cards": ["AS", "TD"]}}, cause, "0"
+        )
+        for n in numbers
+    ]
+
+
+def count(alias: str, stream: str | None = None) -> int:
+    events = Event.objects.using(alias)
+    return (events.filter(stream=stream) if stream else events).count()
+
+
+def test_a_new_stream_numbers_its_events_from_one(store_alias: str) -> None:
+    result = append("game-1", moves(1, 2), expected_sequence=0, using=store_alias)
+    assert [e.sequence for e in result.events] == [1, 2]
+    assert result.sequence == 2
+    assert not result.replayed
+    assert stream_sequence("game-1", using=store_alias) == 2
+    assert stream_sequence("game-none", using=store_alias) == 0
+
+
+def test_appending_continues_the_sequence_without_gaps(store_alias: str) -> None:
+    append("s", moves(1), expected_sequence=0, using=store_alias)
+    append("s", moves(2, 3), expected_sequence=1, using=store_alias)
+    append("s", moves(4), expected_sequence=3, using=store_alias)
+    assert [e.sequence for e in read_stream("s", using=store_alias)] == [1, 2, 3, 4]
+    assert [e.payload["n"] for e in read_stream("s", using=store_alias)] == [1, 2, 3, 4]
+
+
+def test_an_event_read_back_equals_the_event_appended(store_alias: str) -> None:
+    appended = append("s", moves(7, 8, cause="bot"), expected_sequence=0, using=store_alias)
+    assert tuple(read_stream("s", using=store_alias)) == appended.events
+    first = appended.events[0]
+    assert first.type == "move" and first.version == 1
+    assert first.cause_kind == "bot" and first.cause_id == "0"
+    assert first.payload == {"type": "move", "v": 1, "n": 7, "nested": {"cards": ["AS", "TD"]}}
+    assert first.recorded_at.tzinfo is not None
+
+
+def test_reading_a_stream_from_a_sequence_onward(store_alias: str) -> None:
+    append("s", moves(1, 2, 3, 4, 5), expected_sequence=0, using=store_alias)
+    append("other", moves(9), expected_sequence=0, using=store_alias)
+    assert [e.sequence for e in read_stream("s", from_sequence=3, using=store_alias)] == [3, 4, 5]
+    assert [e.sequence for e in read_stream("s", from_sequence=2, limit=2, using=store_alias)] == [
+        2,
+        3,
+    ]
+    assert read_stream("s", from_sequence=6, using=store_alias) == []
+
+
+def test_a_stale_expected_sequence_is_a_conflict_with_the_current_sequence(
+    store_alias: str,
+) -> None:
+    append("s", moves(1, 2), expected_sequence=0, using=store_alias)
+    with pytest.raises(Conflict) as caught:
+        append("s", moves(3), expected_sequence=1, using=store_alias)
+    assert caught.value.current_sequence == 2
+    assert caught.value.expected == 1
+    assert count(store_alias, "s") == 2
+
+
+def test_an_expected_sequence_ahead_of_the_stream_is_a_conflict_too(store_alias: str) -> None:
+    append("s", moves(1), expected_sequence=0, using=store_alias)
+    with pytest.raises(Conflict) as caught:
+        append("s", moves(2), expected_sequence=5, using=store_alias)
+    assert caught.value.current_sequence == 1
+    assert [e.sequence for e in read_stream("s", using=store_alias)] == [1]
+
+
+def test_the_database_refuses_a_duplicate_position(store_alias: str) -> None:
+    append("s", moves(1), expected_sequence=0, using=store_alias)
+    row = Event.objects.using(store_alias).get(stream="s")
+    row.pk = None
+    with pytest.raises(IntegrityError), transaction.atomic(using=store_alias):
+        row.save(using=store_alias)
+
+
+def test_a_conflict_inside_a_transaction_leaves_the_transaction_usable(store_alias: str) -> None:
+    append("s", moves(1), expected_sequence=0, using=store_alias)
+    with transaction.atomic(using=store_alias):
+        with pytest.raises(Conflict):
+            append("s", moves(2), expected_sequence=0, using=store_alias)
+        append("t", moves(1), expected_sequence=0, using=store_alias)
+    assert count(store_alias) == 2
+
+
+def test_a_retry_with_the_same_key_returns_the_first_outcome_and_stores_nothing(
+    store_alias: str,
+) -> None:
+    first = append("s", moves(1, 2), expected_sequence=0, idempotency_key="k1", using=store_alias)
+    again = append("s", moves(1, 2), expected_sequence=0, idempotency_key="k1", using=store_alias)
+    assert again.replayed and not first.replayed
+    assert again.events == first.events
+    assert count(store_alias, "s") == 2
+
+
+def test_a_retry_is_answered_even_after_the_stream_moved_on(store_alias: str) -> None:
+    first = append("s", moves(1), expected_sequence=0, idempotency_key="k", using=store_alias)
+    append("s", moves(2), expected_sequence=1, using=store_alias)
+    again = append("s", moves(1), expected_sequence=0, idempotency_key="k", using=store_alias)
+    assert again.replayed and again.events == first.events
+    assert count(store_alias, "s") == 2
+
+
+def test_the_same_key_for_a_different_command_is_refused(store_alias: str) -> None:
+    append("s", moves(1), expected_sequence=0, idempotency_key="k", using=store_alias)
+    with pytest.raises(IdempotencyKeyReused):
+        append("s", moves(99), expected_sequence=1, idempotency_key="k", using=store_alias)
+    with pytest.raises(IdempotencyKeyReused):
+        append(
+            "s",
+            moves(1),
+            expected_sequence=0,
+            idempotency_key="k",
+            command_hash="another",
+            using=store_alias,
+        )
+    assert count(store_alias, "s") == 1
+
+
+def test_an_explicit_command_hash_decides_what_is_the_same_command(store_alias: str) -> None:
+    first = append(
+        "s", moves(1), expected_sequence=0, idempotency_key="k", command_hash="h", using=store_alias
+    )
+    # The events differ (a chance draw, say), the command is the same: replayed.
+    again = append(
+        "s", moves(5), expected_sequence=0, idempotency_key="k", command_hash="h", using=store_alias
+    )
+    assert again.replayed and again.events == first.events
+    assert find_command("s", "k", "h", using=store_alias) == again
+    assert find_command("s", "unknown", "h", using=store_alias) is None
+
+
+def test_idempotency_keys_are_scoped_to_their_stream(store_alias: str) -> None:
+    append("a", moves(1), expected_sequence=0, idempotency_key="k", using=store_alias)
+    result = append("b", moves(2), expected_sequence=0, idempotency_key="k", using=store_alias)
+    assert not result.replayed
+    assert count(store_alias) == 2
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE events_event SET type = 'forged'",
+        "UPDATE events_event SET payload = '{}' WHERE sequence = 1",
+        "DELETE FROM events_event",
+        "DELETE FROM events_event WHERE sequence = 2",
+    ],
+)
+def test_the_database_refuses_to_change_or_delete_events(store_alias: str, sql: str) -> None:
+    append("s", moves(1, 2), expected_sequence=0, using=store_alias)
+    before = read_stream("s", using=store_alias)
+    with (
+        pytest.raises(DatabaseError, match="immutable"),
+        transaction.atomic(using=store_alias),
+        connections[store_alias].cursor() as cursor,
+    ):
+        cursor.execute(sql)
+    assert read_stream("s", using=store_alias) == before
+
+
+def test_the_orm_cannot_change_or_delete_events_either(store_alias: str) -> None:
+    append("s", moves(1), expected_sequence=0, using=store_alias)
+    events = Event.objects.using(store_alias)
+    with pytest.raises(DatabaseError), transaction.atomic(using=store_alias):
+        events.update(type="forged")
+    with pytest.raises(DatabaseError), transaction.atomic(using=store_alias):
+        events.all().delete()
+    event = events.get()
+    event.type = "forged"
+    with pytest.raises(DatabaseError), transaction.atomic(using=store_alias):
+        event.save(using=store_alias)
+    assert events.get().type == "move"
+
+
+def test_read_all_returns_every_event_once_in_global_order(store_alias: str) -> None:
+    append("a", moves(1, 2), expected_sequence=0, using=store_alias)
+    append("b", moves(1), expected_sequence=0, using=store_alias)
+    append("a", moves(3), expected_sequence=2, using=store_alias)
+    every = read_all(using=store_alias)
+    assert [(e.stream, e.sequence) for e in every] == [("a", 1), ("a", 2), ("b", 1), ("a", 3)]
+    positions = [e.position for e in every]
+    assert positions == sorted(positions) and len(set(positions)) == 4
+
+
+def test_read_all_pages_from_a_position(store_alias: str) -> None:
+    for n in range(7):
+        append(f"s{n % 3}", moves(n), expected_sequence=n // 3, using=store_alias)
+    seen = []
+    position: Position | str | None = None
+    while True:
+        page = read_all(position, limit=3, using=store_alias)
+        if not page:
+            break
+        seen += page
+        position = str(page[-1].position)  # positions travel as text
+    assert [e.payload["n"] for e in seen] == list(range(7))
+    assert read_all(seen[-1].position, using=store_alias) == []
+
+
+def test_positions_are_written_tx_dot_id() -> None:
+    assert str(Position(12, 345)) == "12.345"
+    assert Position.parse("12.345") == Position(12, 345)
+    assert Position.parse(None) == START == Position.parse("")
+    assert Position(1, 9) < Position(2, 1) < Position(2, 3)
+    with pytest.raises(ValueError):
+        Position.parse("12")
+
+
+def test_streams_lists_stream_names_by_prefix(store_alias: str) -> None:
+    append("game-2", moves(1, 2), expected_sequence=0, using=store_alias)
+    append("game-10", moves(1), expected_sequence=0, using=store_alias)
+    append("series-1", moves(1), expected_sequence=0, using=store_alias)
+    assert store.streams("game-", using=store_alias) == ["game-10", "game-2"]
+    assert len(store.streams(using=store_alias)) == 3
+
+
+def test_an_append_names_a_known_cause_and_at_least_one_event(store_alias: str) -> None:
+    with pytest.raises(ValueError):
+        append("s", [], expected_sequence=0, using=store_alias)
+    with pytest.raises(ValueError):
+        append("s", moves(1, cause="nobody"), expected_sequence=0, using=store_alias)
+    with pytest.raises(ValueError):
+        append("s", moves(1), expected_sequence=-1, using=store_alias)
+    assert count(store_alias) == 0

@@ -1,0 +1,207 @@
+"""Bot seats: who plays by bot, and one bot move at a time through the game service.
+
+A seat is played by a bot when its player is a bot (recorded in the game's
+context at the deal) or when a person's seat was handed to a bot after
+repeated timeouts (:attr:`TableSeat.autoplay`).  A bot decides from its seat's
+view alone, exactly what a person at that seat would see.
+
+:func:`play_bot_move` is idempotent: it names the sequence it expects, so a
+call that is late (a person or another worker moved first) changes nothing.
+Celery tasks call it; tests and commands may call :func:`run_bots` directly.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import transaction
+
+from engine.bots import make_bot
+from engine.registry import get_game
+from tournaments.games import (
+    ActionResult,
+    Conflict,
+    IdempotencyKeyReused,
+    game_view,
+    load_state,
+    submit_action,
+)
+from tournaments.models import Game, Registration, Round, TableSeat, Tournament
+
+#: The level that plays a person's seat handed to a bot.
+AUTOPLAY_LEVEL = "heuristic"
+
+
+def table_id_of(game: Game) -> int | None:
+    """The tournament table ``game`` is played at: its ``table`` or, failing that, its context's."""
+    if game.table_id is not None:
+        return int(game.table_id)
+    context = game.context if isinstance(game.context, dict) else {}
+    table = context.get("table")
+    if isinstance(table, int) and not isinstance(table, bool):
+        return table
+    return None
+
+
+def _context_bots(game: Game) -> dict[int, str]:
+    seats: dict[int, str] = {}
+    context = game.context if isinstance(game.context, dict) else {}
+    for seat, entry in enumerate(context.get("seats") or []):
+        if isinstance(entry, dict) and entry.get("bot"):
+            seats[seat] = str(entry["bot"])
+    return seats
+
+
+def bot_seats(game: Game) -> dict[int, str]:
+    """Seats of ``game`` played by a bot, with the bot's level."""
+    seats = _context_bots(game)
+    table = table_id_of(game)
+    if table is not None:
+        for seat in TableSeat.objects.filter(table_id=table, autoplay=True).values_list(
+            "seat", flat=True
+        ):
+            seats.setdefault(seat, AUTOPLAY_LEVEL)
+    return seats
+
+
+def bot_seats_of(games: Iterable[Game]) -> dict[int, dict[int, str]]:
+    """:func:`bot_seats` of many games (by game id), with one query for all their tables."""
+    games = list(games)
+    tables = {t for t in (table_id_of(g) for g in games) if t is not None}
+    handed: dict[int, list[int]] = {}
+    if tables:
+        rows = TableSeat.objects.filter(table_id__in=tables, autoplay=True)
+        for table, seat in rows.values_list("table_id", "seat"):
+            handed.setdefault(table, []).append(seat)
+    found: dict[int, dict[int, str]] = {}
+    for game in games:
+        seats = _context_bots(game)
+        for seat in handed.get(table_id_of(game) or -1, []):
+            seats.setdefault(seat, AUTOPLAY_LEVEL)
+        found[game.pk] = seats
+    return found
+
+
+def bot_to_act(game: Game, bots: dict[int, str] | None = None) -> bool:
+    """Whether a bot seat may act in ``game`` now (the cheap test before queueing a bot move)."""
+    if game.is_over:
+        return False
+    bots = bot_seats(game) if bots is None else bots
+    return any(seat in bots for seat in game.to_act)
+
+
+def next_bot_move(game: Game) -> tuple[int, str, dict[str, Any]] | None:
+    """The bot move the game has now (seat, level, action), or ``None`` if no bot is to act.
+
+    Bots not waited for are asked first whether they take an optional action
+    (Bhabhi's taking of a hand); then the waited-for bot seat acts.
+    """
+    if game.is_over:
+        return None
+    bots = bot_seats(game)
+    if not bots:
+        return None
+    engine = get_game(game.kind)
+    state = load_state(game)
+    waiting = engine.waiting_for(state)
+    to_act = engine.to_act(state)
+    rng = random.Random(secrets.randbits(64))
+    optional = [s for s in sorted(bots) if s in to_act and s not in waiting]
+    for seat in [*optional, *[s for s in waiting if s in bots]]:
+        view = game_view(game, seat)
+        action = make_bot(game.kind, bots[seat]).choose(view, rng)
+        if action is not None:
+            return seat, bots[seat], dict(action)
+    return None
+
+
+def play_bot_move(game_id: int, expected_sequence: int) -> ActionResult | None:
+    """One bot move in game ``game_id`` if it is still at ``expected_sequence``.
+
+    Returns ``None`` when there is nothing to do: the game moved on, is over,
+    or no bot is to act.  Never raises for a lost race.
+    """
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None or game.sequence != expected_sequence:
+        return None
+    move = next_bot_move(game)
+    if move is None:
+        return None
+    seat, level, action = move
+    try:
+        return submit_action(
+            game_id,
+            seat,
+            action,
+            expected_sequence=expected_sequence,
+            idempotency_key=f"bot:{game_id}:{expected_sequence}:{seat}",
+            cause_kind="bot",
+            cause_id=level,
+        )
+    except (Conflict, IdempotencyKeyReused):
+        return None
+
+
+def run_bots(game_id: int, limit: int = 100_000) -> int:
+    """Play bot moves in game ``game_id`` until a person must act or the game ends; the count."""
+    moves = 0
+    while moves < limit:
+        game = Game.objects.get(pk=game_id)
+        if play_bot_move(game_id, game.sequence) is None:
+            return moves
+        moves += 1
+    return moves
+
+
+# -- tournaments of bots -------------------------------------------------------------------
+
+
+def bots_only(tournament: Tournament) -> bool:
+    """Whether every player still in ``tournament`` is a bot (and there is one at least)."""
+    active = Registration.objects.filter(tournament=tournament, dropped_after__isnull=True)
+    return active.exists() and not active.filter(player__bot_level="").exists()
+
+
+def advance_bot_tournament(tournament_id: int) -> Round | None:
+    """Start and begin the next round of a tournament of bots whose last round finished.
+
+    A tournament of bots only plays on its own: once the organiser has begun
+    its first round, each finished round is followed by the next (every bot
+    checked in) until the last.  Returns the new round, or ``None`` when there
+    is nothing to do: a person plays, a round is still seated or playing, the
+    tournament has not begun or is over.  One transaction: a call repeated or
+    run twice at once starts one round.
+    """
+    from tournaments.services import ServiceError, begin_round, start_round
+
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+        if tournament is None or tournament.status != Tournament.Status.RUNNING:
+            return None
+        last = Round.objects.filter(tournament=tournament).order_by("number").last()
+        if last is None or last.status != Round.Status.FINISHED:
+            return None
+        if last.number >= tournament.rounds or not bots_only(tournament):
+            return None
+        try:
+            return begin_round(start_round(tournament, auto_check_in=True))
+        except ServiceError:
+            return None
+
+
+def bot_tournaments_to_advance() -> list[int]:
+    """Running tournaments of bots whose last round finished before their last round."""
+    found = []
+    for tournament in Tournament.objects.filter(status=Tournament.Status.RUNNING):
+        last = Round.objects.filter(tournament=tournament).order_by("number").last()
+        if (
+            last is not None
+            and last.status == Round.Status.FINISHED
+            and last.number < tournament.rounds
+            and bots_only(tournament)
+        ):
+            found.append(tournament.pk)
+    return found

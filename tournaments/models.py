@@ -1,0 +1,298 @@
+"""Parlour's tables of record for tournaments, and the game projection.
+
+:class:`Game` is a *projection*: every field is derived from the game's event
+stream ``game-<id>`` (see :mod:`tournaments.games`), updated in the same
+transaction as each append, and disposable: ``manage.py rebuild_projections``
+recomputes every row from the events alone.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Game(models.Model):
+    """One game (one deal) as its events make it: who acts, deadlines, the result.
+
+    Never edit a row by hand: append events through :mod:`tournaments.games`.
+    """
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "running"
+        OVER = "over", "over"
+
+    #: The engine id (``give_away``, ``old_maid``, ``bhabhi``, ``give_and_take``).
+    kind = models.CharField(max_length=32)
+    seats = models.PositiveSmallIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    #: One display name per seat.
+    players = models.JSONField(default=list)
+    options = models.JSONField(default=dict)
+    #: Seconds each seat has to act once it is waited for; ``None``: no clock.
+    turn_seconds = models.PositiveIntegerField(null=True, blank=True)
+    #: Free JSON the creator attached (for example the tournament, round and table).
+    context = models.JSONField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    #: Sequence of the last event of the stream.
+    sequence = models.PositiveIntegerField(default=0)
+    #: Seats that may act now / that the game is waiting for (ascending lists).
+    to_act = models.JSONField(default=list)
+    waiting_for = models.JSONField(default=list)
+    #: ``{"seat": ISO time}``: when each waited-for seat's time runs out.
+    deadlines = models.JSONField(default=dict)
+    #: The result in RECORD.md's shape once over.
+    result = models.JSONField(null=True, blank=True)
+    #: SHA-256 of the shuffle seed (hex); empty for a game dealt from a given deck.
+    commitment = models.CharField(max_length=64, blank=True, default="")
+    #: The seed (hex), revealed only once the game is over.
+    seed = models.CharField(max_length=128, blank=True, default="")
+    created_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    #: The tournament table whose series this game belongs to (``None``: a standalone game).
+    table = models.ForeignKey(
+        "Table", null=True, blank=True, on_delete=models.PROTECT, related_name="games"
+    )
+    #: 1 for the first game of the table's series, 2 for the next…
+    number_in_series = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["status", "kind"], name="game_status_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk} ({self.status}, sequence {self.sequence})"
+
+    @property
+    def stream(self) -> str:
+        """The name of the game's event stream."""
+        return f"game-{self.pk}"
+
+    @property
+    def is_over(self) -> bool:
+        return self.status == self.Status.OVER
+
+
+# -- clubs, players, tournaments ----------------------------------------------------
+
+
+class Club(models.Model):
+    """A card club: its players, its organisers (staff) and its tournaments."""
+
+    name = models.CharField(max_length=120)
+    slug = models.SlugField(max_length=60, unique=True)
+    #: Logins that run this club's tournaments.
+    organisers = models.ManyToManyField("auth.User", related_name="organised_clubs", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Player(models.Model):
+    """A person (optionally linked to a login) or a bot of a given level, in one club."""
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="players")
+    name = models.CharField(max_length=80)
+    #: The login of a person who plays online; ``None`` for a bot or an offline player.
+    user = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="players"
+    )
+    #: ``""`` for a person; a bot level (``random``, ``heuristic``) for a bot.
+    bot_level = models.CharField(max_length=32, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["club", "name"], name="player_name_unique_in_club")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (bot {self.bot_level})" if self.bot_level else self.name
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.bot_level)
+
+
+class Tournament(models.Model):
+    """A club tournament of one game over a number of rounds."""
+
+    class Status(models.TextChoices):
+        REGISTRATION = "registration", "registration"
+        RUNNING = "running", "running"
+        FINISHED = "finished", "finished"
+
+    class SeatingMode(models.TextChoices):
+        MIXING = "mixing", "mixing"
+        SWISS = "swiss", "swiss"
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="tournaments")
+    name = models.CharField(max_length=120)
+    #: The engine id of the game.
+    game = models.CharField(max_length=32)
+    rounds = models.PositiveSmallIntegerField()
+    #: The series format per table (:class:`engine.series.SeriesFormat` JSON).
+    series = models.JSONField()
+    table_min = models.PositiveSmallIntegerField()
+    table_max = models.PositiveSmallIntegerField()
+    table_preferred = models.PositiveSmallIntegerField(null=True, blank=True)
+    #: How rounds after the first are seated (round 1 is always random).
+    seating_mode = models.CharField(
+        max_length=16, choices=SeatingMode.choices, default=SeatingMode.MIXING
+    )
+    #: Seconds per action; ``None``: no clock.
+    turn_seconds = models.PositiveIntegerField(null=True, blank=True)
+    #: After this many timeouts in a row a seat is handed to a bot; 0: never.
+    timeouts_to_bot = models.PositiveSmallIntegerField(default=0)
+    #: Whether every table of a round with the same size plays the same decks.
+    duplicate_deals = models.BooleanField(default=False)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.REGISTRATION)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.game})"
+
+
+class Registration(models.Model):
+    """A player entered in a tournament (late entry and drops by round number)."""
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="registrations"
+    )
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="registrations")
+    #: The first round the player can be seated in (1, or later for a late entry).
+    from_round = models.PositiveSmallIntegerField(default=1)
+    #: The last round played before dropping out; ``None`` while in.
+    dropped_after = models.PositiveSmallIntegerField(null=True, blank=True)
+    registered_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "player"], name="registration_unique_player"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} in {self.tournament}"
+
+
+class CheckIn(models.Model):
+    """A registered player present for a round."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="checkins")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="checkins")
+    round_number = models.PositiveSmallIntegerField()
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "player", "round_number"], name="checkin_once_per_round"
+            )
+        ]
+
+
+class Round(models.Model):
+    """One round of a tournament: its seating and its tables."""
+
+    class Status(models.TextChoices):
+        SEATED = "seated", "seated (the organiser may still adjust it)"
+        PLAYING = "playing", "playing"
+        FINISHED = "finished", "finished"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="round_set")
+    number = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.SEATED)
+    #: Players sitting out this round (player ids).
+    byes = models.JSONField(default=list)
+    #: Duplicate deals: SHA-256 commitment of the round seed, and the seed once the round is over.
+    commitment = models.CharField(max_length=64, blank=True, default="")
+    seed = models.CharField(max_length=128, blank=True, default="")
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["tournament", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "number"], name="round_number_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} round {self.number}"
+
+
+class Table(models.Model):
+    """A table of a round: its players in seat order play one series."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", "waiting"
+        PLAYING = "playing", "playing"
+        FINISHED = "finished", "finished"
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="tables")
+    number = models.PositiveSmallIntegerField()
+    #: The dealer of the series' first game (a seat number).
+    first_dealer = models.PositiveSmallIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
+    #: The series' placings once finished: groups of seats, best first (derived from games).
+    placings = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["round", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "number"], name="table_number_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.round} table {self.number}"
+
+
+class TableSeat(models.Model):
+    """Who sits at which seat of a table, and whether a bot plays the seat for them."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="table_seats")
+    #: A person's seat handed to a bot after repeated timeouts (the player can take it back).
+    autoplay = models.BooleanField(default=False)
+    #: Timeouts in a row at this seat (reset by the player's own action).
+    timeouts_in_a_row = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["table", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "seat"], name="table_seat_unique"),
+            models.UniqueConstraint(fields=["table", "player"], name="table_player_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} seat {self.seat}: {self.player}"
+
+
+class ApiToken(models.Model):
+    """A personal API token: only its SHA-256 hash is stored; the key is shown once."""
+
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=80, blank=True, default="")
+    #: The first characters of the key, to tell tokens apart in lists.
+    prefix = models.CharField(max_length=12)
+    #: SHA-256 hex of the whole key.
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user})"
