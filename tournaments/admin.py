@@ -178,7 +178,7 @@ class PlayerForm(forms.ModelForm):  # type: ignore[type-arg]
 
     def clean_bot_level(self) -> str:
         level = str(self.cleaned_data.get("bot_level") or "")
-        known = services._known_bot_levels()
+        known = services.known_bot_levels()
         if level and level not in known:
             raise forms.ValidationError(f"known bot levels: {', '.join(sorted(known))}")
         return level
@@ -261,7 +261,7 @@ class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        settings = {k: data.get(k) for k in services.SETTINGS}
+        settings: dict[str, Any] = {k: data.get(k) for k in services.SETTINGS}
         settings["duplicate_deals"] = bool(settings["duplicate_deals"])
         settings["timeouts_to_bot"] = settings["timeouts_to_bot"] or 0
         settings["series"] = settings["series"] or None
@@ -364,8 +364,9 @@ class RegistrationForm(forms.ModelForm):  # type: ignore[type-arg]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["from_round"].required = False
-        self.fields["from_round"].help_text = "empty: the next round that has not begun"
+        if "from_round" in self.fields:
+            self.fields["from_round"].required = False
+            self.fields["from_round"].help_text = "empty: the next round that has not begun"
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -417,8 +418,9 @@ class CheckInForm(forms.ModelForm):  # type: ignore[type-arg]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["round_number"].required = False
-        self.fields["round_number"].help_text = "empty: the next round that has not begun"
+        if "round_number" in self.fields:
+            self.fields["round_number"].required = False
+            self.fields["round_number"].help_text = "empty: the next round that has not begun"
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

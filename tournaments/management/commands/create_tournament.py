@@ -1,0 +1,86 @@
+"""``manage.py create_tournament NAME --club SLUG --game GAME --rounds N [options]``.
+
+Options: ``--series KIND:TARGET[:P1,P2,…]`` (``first_to:3``, ``losses:2``,
+``place_points:3`` or ``place_points:3:3,2,1,0``; default the game's),
+``--table-min``, ``--table-max``, ``--table-preferred``, ``--seating
+mixing|swiss``, ``--turn-seconds``, ``--timeouts-to-bot``, ``--duplicate-deals``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from engine.series import SeriesFormat
+from tournaments.models import Club
+from tournaments.services import ServiceError, create_tournament
+
+
+def parse_series(text: str) -> SeriesFormat:
+    """``KIND:TARGET`` or ``place_points:TARGET:P1,P2,…`` as a series format."""
+    parts = text.split(":")
+    try:
+        if len(parts) not in (2, 3):
+            raise ValueError("expected KIND:TARGET")
+        points = tuple(float(p) for p in parts[2].split(",")) if len(parts) == 3 else None
+        return SeriesFormat(kind=parts[0], target=int(parts[1]), points=points)  # type: ignore[arg-type]
+    except ValueError as error:
+        raise CommandError(
+            f"--series {text!r}: {error}; write first_to:3, losses:2, place_points:3"
+            " or place_points:3:3,2,1,0"
+        ) from None
+
+
+class Command(BaseCommand):
+    help = "Create a tournament: game, rounds, series, table sizes, seating, clock, duplicates."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("name")
+        parser.add_argument("--club", required=True, help="the club's slug")
+        parser.add_argument("--game", required=True, help="give_away, old_maid, bhabhi, …")
+        parser.add_argument("--rounds", type=int, required=True)
+        parser.add_argument("--series", default=None, help="e.g. losses:2 (default: the game's)")
+        parser.add_argument("--table-min", type=int, default=None)
+        parser.add_argument("--table-max", type=int, default=None)
+        parser.add_argument("--table-preferred", type=int, default=None)
+        parser.add_argument("--seating", default="mixing", help="mixing or swiss")
+        parser.add_argument("--turn-seconds", type=int, default=None, help="default: no clock")
+        parser.add_argument("--timeouts-to-bot", type=int, default=0)
+        parser.add_argument("--duplicate-deals", action="store_true")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        club = Club.objects.filter(slug=opts["club"]).first()
+        if club is None:
+            known = ", ".join(Club.objects.values_list("slug", flat=True)) or "none yet"
+            raise CommandError(
+                f"there is no club {opts['club']!r} (clubs: {known}); add one in the admin"
+            )
+        series = parse_series(opts["series"]) if opts["series"] else None
+        try:
+            tournament = create_tournament(
+                club,
+                opts["name"],
+                opts["game"],
+                opts["rounds"],
+                series=series,
+                table_min=opts["table_min"],
+                table_max=opts["table_max"],
+                table_preferred=opts["table_preferred"],
+                seating_mode=opts["seating"],
+                turn_seconds=opts["turn_seconds"],
+                timeouts_to_bot=opts["timeouts_to_bot"],
+                duplicate_deals=opts["duplicate_deals"],
+            )
+        except ServiceError as error:
+            raise CommandError(error.message) from None
+        fmt = tournament.series
+        self.stdout.write(
+            f"created tournament {tournament.pk}: {tournament.name} ({tournament.game},"
+            f" {tournament.rounds} rounds, series {fmt['kind']}:{fmt['target']}, tables"
+            f" {tournament.table_min}–{tournament.table_max}"
+            + (f" preferring {tournament.table_preferred}" if tournament.table_preferred else "")
+            + f", {tournament.seating_mode} seating"
+            + (", duplicate deals" if tournament.duplicate_deals else "")
+            + ")"
+        )

@@ -1,0 +1,241 @@
+"""Standings and club ratings: projections of the games' events, never stored.
+
+A table's series result is what its games' events say: each game's deal event
+carries its context (tournament, round, table, game number and the players in
+seat order) and folding the game's events gives its result.  From the series
+results (:func:`series_results`) come
+
+* the standings (:func:`compute_standings`), with the byes of the rounds that
+  have begun (``Round.byes``) and the registrations (who entered, who dropped);
+* the club ratings per game (:func:`club_ratings`), replayed over every
+  finished table of the club's tournaments in the order the tables finished.
+
+:func:`live_standings` computes the same standings from the tables of record
+(``Table.placings``, written by :func:`tournaments.services.game_over` as each
+series ends); the two agree, and a test checks they still agree after every
+game row was rebuilt from the events alone.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from engine import series as series_rules
+from engine.registry import get_game
+from engine.series import SeriesFormat
+from events import store
+from tournaments.models import Club, Game, Player, Registration, Round, Table, TableSeat, Tournament
+from tournaments.ratings import Rating, update
+from tournaments.scoring import RoundResult, Standing, TableResult, standings
+
+__all__ = [
+    "SeriesResult",
+    "club_ratings",
+    "compute_standings",
+    "live_standings",
+    "player_names",
+    "rating_leaderboard",
+    "series_results",
+]
+
+
+@dataclass(frozen=True)
+class SeriesResult:
+    """One table's series as its games' events tell it."""
+
+    tournament: int
+    round: int
+    table: int
+    #: Player ids (strings) in seat order.
+    players: tuple[str, ...]
+    #: The finished games' results, in series order (games 1, 2, … without a gap).
+    results: tuple[Mapping[str, Any], ...]
+    #: Whether the series needs no more games.
+    over: bool
+    #: Groups of seats, best first, once the series is over.
+    placings: tuple[tuple[int, ...], ...] | None
+    #: When the series' last game ended (once over).
+    finished_at: datetime | None
+
+    def table_result(self) -> TableResult:
+        """The placings as player ids (:class:`scoring.TableResult`); only once over."""
+        if self.placings is None:
+            raise ValueError(f"the series of table {self.table} is not over")
+        return TableResult.from_seats(self.players, self.placings)
+
+
+@dataclass(frozen=True)
+class _GameFacts:
+    context: Mapping[str, Any]
+    dealer: int
+    result: Mapping[str, Any] | None
+    finished_at: datetime | None
+
+
+def _facts_from_events(game: Game) -> _GameFacts:
+    """What the game's own events say: its context, and its result by folding them."""
+    events = store.read_stream(game.stream)
+    deal = events[0].payload
+    engine = get_game(deal["game"])
+    outcome = engine.outcome(engine.fold(e.payload for e in events))
+    return _GameFacts(
+        context=(deal.get("table") or {}).get("context") or {},
+        dealer=int(deal["dealer"]),
+        result=outcome,
+        finished_at=events[-1].recorded_at if outcome is not None else None,
+    )
+
+
+def _facts_from_projection(game: Game) -> _GameFacts:
+    """The same facts from the game's row (itself a projection of the events)."""
+    return _GameFacts(
+        context=game.context or {},
+        dealer=game.dealer,
+        result=game.result if game.is_over else None,
+        finished_at=game.finished_at if game.is_over else None,
+    )
+
+
+def _series(
+    fmt: SeriesFormat, tournament: int, table: int, facts: Sequence[_GameFacts]
+) -> SeriesResult:
+    ordered = sorted(facts, key=lambda f: int(f.context["game_number"]))
+    first = ordered[0].context
+    players = tuple(str(seat["player"]) for seat in first["seats"])
+    results: list[Mapping[str, Any]] = []
+    finished_at: datetime | None = None
+    for expected, fact in enumerate(ordered, start=1):
+        if int(fact.context["game_number"]) != expected or fact.result is None:
+            break
+        results.append(fact.result)
+        finished_at = fact.finished_at
+    over = len(results) == len(ordered) and series_rules.is_over(fmt, results, len(players))
+    placings = (
+        tuple(tuple(g) for g in series_rules.placings(fmt, results, len(players))) if over else None
+    )
+    return SeriesResult(
+        tournament=tournament,
+        round=int(first["round"]),
+        table=table,
+        players=players,
+        results=tuple(results),
+        over=over,
+        placings=placings,
+        finished_at=finished_at if over else None,
+    )
+
+
+def series_results(
+    tournaments: Tournament | Iterable[Tournament], *, from_events: bool = True
+) -> list[SeriesResult]:
+    """Every table's series in ``tournaments`` (finished or not), by round and table.
+
+    ``from_events`` folds each game's event stream; otherwise the game rows'
+    results are used (the projection of the same events, cheaper to read).
+    """
+    chosen = [tournaments] if isinstance(tournaments, Tournament) else list(tournaments)
+    by_id = {t.pk: t for t in chosen}
+    games = Game.objects.filter(table__round__tournament__in=list(by_id)).order_by("id")
+    grouped: dict[tuple[int, int], list[_GameFacts]] = defaultdict(list)
+    for game in games:
+        facts = _facts_from_events(game) if from_events else _facts_from_projection(game)
+        context = facts.context
+        grouped[(int(context["tournament"]), int(context["table"]))].append(facts)
+    found = [
+        _series(SeriesFormat.from_json(by_id[t].series), t, table, facts)
+        for (t, table), facts in grouped.items()
+    ]
+    return sorted(found, key=lambda s: (s.tournament, s.round, s.table))
+
+
+def _registered(tournament: Tournament) -> tuple[list[str], list[str]]:
+    everyone: list[str] = []
+    dropped: list[str] = []
+    for player_id, dropped_after in Registration.objects.filter(tournament=tournament).values_list(
+        "player_id", "dropped_after"
+    ):
+        everyone.append(str(player_id))
+        if dropped_after is not None:
+            dropped.append(str(player_id))
+    return everyone, dropped
+
+
+def _begun_rounds(tournament: Tournament) -> list[Round]:
+    return list(
+        Round.objects.filter(
+            tournament=tournament, status__in=[Round.Status.PLAYING, Round.Status.FINISHED]
+        ).order_by("number")
+    )
+
+
+def compute_standings(tournament: Tournament, *, from_events: bool = True) -> list[Standing]:
+    """The standings from the games' events (:mod:`tournaments.scoring`), best first.
+
+    Counted: every table whose series is over, and the byes of every round
+    that has begun.  Registered players without a result stand on 0; dropped
+    players keep their results and are marked.
+    """
+    finished: dict[int, list[TableResult]] = defaultdict(list)
+    for result in series_results(tournament, from_events=from_events):
+        if result.over:
+            finished[result.round].append(result.table_result())
+    rounds = [
+        RoundResult(tables=tuple(finished.get(r.number, ())), byes=tuple(str(p) for p in r.byes))
+        for r in _begun_rounds(tournament)
+    ]
+    everyone, dropped = _registered(tournament)
+    return standings(rounds, everyone, dropped)
+
+
+def live_standings(tournament: Tournament) -> list[Standing]:
+    """The standings from the tables of record (``Table.placings`` of finished tables)."""
+    seats: dict[int, dict[int, str]] = defaultdict(dict)
+    for table_id, seat, player_id in TableSeat.objects.filter(
+        table__round__tournament=tournament, table__status=Table.Status.FINISHED
+    ).values_list("table_id", "seat", "player_id"):
+        seats[table_id][seat] = str(player_id)
+    finished: dict[int, list[TableResult]] = defaultdict(list)
+    for table in Table.objects.filter(
+        round__tournament=tournament, status=Table.Status.FINISHED
+    ).select_related("round"):
+        players = [seats[table.pk][s] for s in sorted(seats[table.pk])]
+        finished[table.round.number].append(TableResult.from_seats(players, table.placings or []))
+    rounds = [
+        RoundResult(tables=tuple(finished.get(r.number, ())), byes=tuple(str(p) for p in r.byes))
+        for r in _begun_rounds(tournament)
+    ]
+    everyone, dropped = _registered(tournament)
+    return standings(rounds, everyone, dropped)
+
+
+def club_ratings(club: Club, game: str, *, from_events: bool = False) -> dict[str, Rating]:
+    """Every rated player's rating in ``game`` at ``club`` (player ids as strings).
+
+    Recomputed each time from every finished table of the club's tournaments of
+    ``game``, in the order the tables finished (ties by table id); nothing is stored.
+    """
+    tournaments = Tournament.objects.filter(club=club, game=game)
+    done = [s for s in series_results(tournaments, from_events=from_events) if s.over]
+    done.sort(key=lambda s: (s.finished_at.timestamp() if s.finished_at else 0.0, s.table))
+    ratings: dict[str, Rating] = {}
+    for result in done:
+        ratings = update(ratings, [list(g) for g in result.table_result().placings])
+    return ratings
+
+
+def rating_leaderboard(club: Club, game: str) -> list[tuple[Player, Rating]]:
+    """The club's rated players in ``game``, best ordinal first (ties by player id)."""
+    ratings = club_ratings(club, game)
+    players = Player.objects.in_bulk([int(p) for p in ratings])
+    ordered = sorted(ratings.items(), key=lambda item: (-item[1].ordinal, int(item[0])))
+    return [(players[int(p)], rating) for p, rating in ordered]
+
+
+def player_names(ids: Iterable[str | int]) -> dict[str, str]:
+    """Player names by id (as strings), for printing standings and seatings."""
+    wanted = {int(i) for i in ids}
+    return {str(p.pk): p.name for p in Player.objects.filter(pk__in=wanted)}
