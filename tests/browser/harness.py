@@ -1,0 +1,266 @@
+"""The browser tests' helper process: sets up scenarios and plays the bots' seats.
+
+Run as ``python -m tests.browser.harness`` with the same environment as the web
+server under test (its own database).  It reads one JSON command per line on
+standard input and answers one JSON line on standard output; meanwhile a thread
+plays every bot seat of every running game through
+:func:`tournaments.autoplay.play_bot_move` (what the Celery worker does in
+production), waiting ``delay`` seconds before each move so a person (or a test)
+can watch.  Closing standard input stops it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+import traceback
+from typing import Any
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
+django.setup()
+
+from django.contrib.auth.models import User  # noqa: E402
+from django.db import close_old_connections  # noqa: E402
+
+from engine.series import SeriesFormat  # noqa: E402
+from tournaments import services  # noqa: E402
+from tournaments.autoplay import (  # noqa: E402
+    advance_bot_tournament,
+    bot_to_act,
+    bot_tournaments_to_advance,
+    play_bot_move,
+)
+from tournaments.management.commands.play_bots import run_all_bots  # noqa: E402
+from tournaments.models import Club, Game, Round, Table, Tournament  # noqa: E402
+
+#: The other seats of each game the play tests play (one person + bots).
+PLAY_SEATS = {"give_away": 2, "old_maid": 2, "bhabhi": 3, "give_and_take": 2}
+ONE_DEAL = {
+    "give_away": SeriesFormat("first_to", 1),
+    "old_maid": SeriesFormat("losses", 1),
+    "bhabhi": SeriesFormat("losses", 1),
+    "give_and_take": SeriesFormat("place_points", 1),
+}
+
+
+class Bots:
+    """The thread that plays bot seats (and, if asked, starts bot tournaments' next rounds)."""
+
+    def __init__(self) -> None:
+        self.delay = 0.05
+        self.advance = False
+        self.paused = False
+        self.moves = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, name="bots", daemon=True)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            moved = False
+            try:
+                if not self.paused:
+                    moved = self.step()
+            except Exception:  # keep playing; report on stderr
+                traceback.print_exc(file=sys.stderr)
+                close_old_connections()
+            if not moved:
+                time.sleep(0.03)
+
+    def step(self) -> bool:
+        moved = False
+        for game in Game.objects.filter(status=Game.Status.RUNNING).order_by("id"):
+            if self.stop.is_set() or self.paused:
+                return moved
+            if not bot_to_act(game):
+                continue
+            if self.delay:
+                time.sleep(self.delay)
+            if play_bot_move(game.pk, game.sequence) is not None:
+                self.moves += 1
+                moved = True
+        if self.advance:
+            for tournament_id in bot_tournaments_to_advance():
+                if advance_bot_tournament(tournament_id) is not None:
+                    moved = True
+        return moved
+
+
+def _user(username: str, *, staff: bool = False) -> User:
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        user = User.objects.create_user(username, password=username, is_staff=staff)
+    return user
+
+
+def _club(name: str) -> Club:
+    club = Club.objects.filter(name=name).first()
+    return club if club is not None else services.create_club(name)
+
+
+def _bots(club: Club, prefix: str, count: int, level: str = "heuristic") -> list[Any]:
+    return [
+        services.add_player(club, f"{prefix} Bot {i + 1}", bot_level=level) for i in range(count)
+    ]
+
+
+def _tables(tournament: Tournament) -> list[dict[str, Any]]:
+    found = []
+    for table in Table.objects.filter(round__tournament=tournament).order_by(
+        "round__number", "number"
+    ):
+        game = Game.objects.filter(table=table).order_by("-number_in_series", "-id").first()
+        found.append({"table": table.pk, "number": table.number, "game": game.pk if game else None})
+    return found
+
+
+def cmd_watch(tag: str, game: str = "bhabhi", players: int = 4, deals: int = 2) -> dict[str, Any]:
+    """A running bot tournament (one table, round 1 begun) for watching live."""
+    club = _club(f"Club {tag}")
+    bots = _bots(club, tag, players)
+    fmt = SeriesFormat("losses", deals) if game in ("bhabhi", "old_maid") else None
+    tournament = services.create_tournament(
+        club, f"Live {tag}", game, 2, series=fmt, table_max=players
+    )
+    for bot in bots:
+        services.register(tournament, bot)
+    services.begin_round(services.start_round(tournament, auto_check_in=True))
+    return {"tournament": tournament.pk, "tables": _tables(tournament)}
+
+
+def cmd_finished(
+    tag: str, game: str = "bhabhi", players: int = 3, least: int = 0
+) -> dict[str, Any]:
+    """A tournament of bots played to its end here (one round, one deal): its games.
+
+    With ``least``, deals again (a new tournament) until the last game has that many moves.
+    """
+    club = _club(f"Club {tag}")
+    bots = _bots(club, tag, players)
+    for attempt in range(10):
+        tournament = services.create_tournament(
+            club,
+            f"Done {tag}{f' {attempt}' if attempt else ''}",
+            game,
+            1,
+            series=ONE_DEAL[game],
+            table_max=players,
+        )
+        for bot in bots:
+            services.register(tournament, bot)
+        services.begin_round(services.start_round(tournament, auto_check_in=True))
+        run_all_bots(tournament)
+        games = list(Game.objects.filter(table__round__tournament=tournament).order_by("id"))
+        if games and games[-1].sequence - 1 >= least:
+            break
+    return {
+        "tournament": tournament.pk,
+        "games": [{"id": g.pk, "moves": g.sequence - 1, "status": g.status} for g in games],
+    }
+
+
+def cmd_play(tag: str, game: str) -> dict[str, Any]:
+    """A person (a login) and bots at one table of a one-deal tournament of ``game``."""
+    club = _club(f"Club {tag}")
+    username = f"p{tag}".lower()
+    user = _user(username)
+    person = services.add_player(club, f"Person {tag}", user=user)
+    seats = PLAY_SEATS[game]
+    bots = _bots(club, tag, seats - 1)
+    tournament = services.create_tournament(
+        club, f"Play {tag}", game, 1, series=ONE_DEAL[game], table_max=seats, turn_seconds=600
+    )
+    for player in [person, *bots]:
+        services.register(tournament, player)
+    services.begin_round(services.start_round(tournament, auto_check_in=True))
+    tables = _tables(tournament)
+    return {
+        "tournament": tournament.pk,
+        "username": username,
+        "password": username,
+        "player": person.pk,
+        "game": tables[0]["game"],
+        "table": tables[0]["table"],
+    }
+
+
+def cmd_organiser(tag: str, bots: int = 5) -> dict[str, Any]:
+    """A club with an organiser login and some bot players (not registered anywhere)."""
+    club = _club(f"Club {tag}")
+    username = f"o{tag}".lower()
+    user = _user(username)
+    club.organisers.add(user)
+    made = _bots(club, tag, bots)
+    return {
+        "club": club.pk,
+        "club_name": club.name,
+        "username": username,
+        "password": username,
+        "bots": [b.name for b in made],
+    }
+
+
+def cmd_game(game: int) -> dict[str, Any]:
+    row = Game.objects.get(pk=game)
+    return {
+        "status": row.status,
+        "sequence": row.sequence,
+        "result": row.result,
+        "waiting_for": row.waiting_for,
+        "kind": row.kind,
+        "players": row.players,
+    }
+
+
+def cmd_tournament(tournament: int) -> dict[str, Any]:
+    row = Tournament.objects.get(pk=tournament)
+    rounds = [
+        {"number": r.number, "status": r.status}
+        for r in Round.objects.filter(tournament=row).order_by("number")
+    ]
+    return {"status": row.status, "rounds": rounds, "tables": _tables(row), "name": row.name}
+
+
+def main() -> None:
+    bots = Bots()
+    bots.thread.start()
+    commands = {
+        "watch": cmd_watch,
+        "finished": cmd_finished,
+        "play": cmd_play,
+        "organiser": cmd_organiser,
+        "game": cmd_game,
+        "tournament": cmd_tournament,
+    }
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        name = request.pop("cmd")
+        try:
+            if name == "bots":
+                bots.delay = float(request.get("delay", bots.delay))
+                bots.advance = bool(request.get("advance", bots.advance))
+                bots.paused = bool(request.get("paused", bots.paused))
+                answer: dict[str, Any] = {"delay": bots.delay, "moves": bots.moves}
+            else:
+                answer = commands[name](**request)
+            print(json.dumps({"ok": True, "result": answer}), flush=True)
+        except Exception as error:
+            traceback.print_exc(file=sys.stderr)
+            print(
+                json.dumps({"ok": False, "error": f"{type(error).__name__}: {error}"}), flush=True
+            )
+        finally:
+            close_old_connections()
+    bots.stop.set()
+    bots.thread.join(timeout=5)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""Replays: step forward and back through a finished game, jump to a move, link to it, autoplay."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from tests.browser.conftest import Harness, shot
+
+
+def _move(tab: Any) -> int:
+    return int(tab.get_attribute("[data-replay]", "data-move"))
+
+
+def _wait_move(tab: Any, n: int) -> None:
+    tab.wait_for_function(
+        "n => document.querySelector('#replay-board .fragment')?.dataset.move === String(n)",
+        arg=n,
+    )
+
+
+def test_a_finished_game_replays_move_by_move_with_every_card_shown(
+    page: Any, phone: Any, harness: Harness
+) -> None:
+    tag = uuid.uuid4().hex[:6]
+    setup = harness("finished", tag=tag, game="bhabhi", players=3, least=14)
+    game = setup["games"][-1]
+    assert game["status"] == "over"
+    total = game["moves"]
+    assert total > 10
+
+    page.goto(f"/games/{game['id']}/replay?move=0")
+    page.wait_for_selector("[data-replay][data-ready=true]")
+    # The deal: all 52 cards face up, each with its name.
+    faces = page.locator("#replay-board .card:not(.back):not(.slot)")
+    assert faces.count() == 52
+    assert page.locator('#replay-board [aria-label="ace of spades"]').count() == 1
+    assert "The deal" in page.inner_text("#replay-board .current")
+    shot(page, "replay-deal")
+
+    page.click("[data-step=next]")
+    _wait_move(page, 1)
+    assert "move=1" in page.url and page.url.endswith("#move-1")
+    page.click("[data-step=next]")
+    _wait_move(page, 2)
+    page.click("[data-step=prev]")
+    _wait_move(page, 1)
+    page.keyboard.press("ArrowRight")
+    _wait_move(page, 2)
+    assert page.inner_text("[data-move-label]") == f"2 / {total}"
+
+    # Jump to a move from the list; it is marked as the current one.
+    page.click("#move-8 a")
+    _wait_move(page, 8)
+    assert page.get_attribute("#move-8", "aria-current") == "step"
+    assert "Move 8 of" in page.inner_text("#replay-board .current")
+
+    page.click("[data-step=last]")
+    _wait_move(page, total)
+    assert page.locator("#replay-board .result-line").count() == 1
+    shot(page, "replay-end")
+
+    # A link to a move: #move-N opens that move; ?move=N is served as it.
+    page.goto(f"/games/{game['id']}/replay#move-5")
+    _wait_move(page, 5)
+    page.goto(f"/games/{game['id']}/replay?move=6")
+    assert "Move 6 of" in page.inner_text("#replay-board .current")
+
+    # Autoplay goes on by itself, and pauses.
+    page.select_option("[data-speed]", "200")
+    page.click("[data-autoplay]")
+    page.wait_for_function(
+        "() => Number(document.querySelector('[data-replay]').dataset.move) >= 9"
+    )
+    page.click("[data-autoplay]")
+    paused = _move(page)
+    page.wait_for_timeout(600)
+    assert _move(page) == paused
+    assert page.get_attribute("[data-autoplay]", "aria-pressed") == "false"
+
+    phone.goto(f"/games/{game['id']}/replay?move=12")
+    shot(phone, "replay-phone")

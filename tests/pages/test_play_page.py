@@ -1,0 +1,162 @@
+"""The play page: a seated person's hand, legal actions, clock, and actions posted through it."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+import pytest
+from django.contrib.auth.models import User
+
+from tests.pages.conftest import World
+from tournaments.api.permissions import seat_of
+from tournaments.games import game_view
+from tournaments.models import Game
+
+pytestmark = pytest.mark.django_db
+
+GAMES = ["give_away", "old_maid", "bhabhi", "give_and_take"]
+
+
+def _actions(page: str) -> list[dict[str, object]]:
+    return [
+        json.loads(value.replace("&quot;", '"'))
+        for value in re.findall(r'name="action" value="([^"]+)"', page)
+    ]
+
+
+@pytest.mark.parametrize("kind", GAMES)
+def test_the_play_page_shows_the_own_hand_the_legal_actions_and_the_clock(
+    world: World, make_person_game: Callable[..., Game], kind: str
+) -> None:
+    game = make_person_game(kind)
+    seat = seat_of(world.person, game)
+    assert seat is not None
+    page = world.client(world.person).get(f"/games/{game.pk}/play").content.decode()
+    view = game_view(game, seat)
+    for card in view.get("hand") or []:
+        assert f'data-card="{card}"' in page
+    offered = _actions(page)
+    if seat in game.waiting_for:
+        assert "Your move" in page
+        assert 'class="clock big"' in page
+        assert offered
+    legal = [json.dumps(a, sort_keys=True) for a in view["legal_actions"]]
+    for action in offered:
+        if action == {"type": "shuffle"}:
+            continue  # Old Maid's one listed order stands for a shuffle
+        assert json.dumps(action, sort_keys=True) in legal
+    assert f"/api/v1/games/{game.pk}/stream" in page
+    fragment = world.client(world.person).get(f"/games/{game.pk}/play?fragment=1")
+    assert 'id="play"' in fragment.content.decode()
+
+
+@pytest.mark.parametrize("kind", GAMES)
+def test_a_person_plays_a_whole_game_through_the_play_page(
+    world: World, make_person_game: Callable[..., Game], kind: str
+) -> None:
+    from tournaments.autoplay import run_bots
+
+    game = make_person_game(kind)
+    client = world.client(world.person)
+    for _ in range(500):
+        game.refresh_from_db()
+        if game.is_over:
+            break
+        page = client.get(f"/games/{game.pk}/play?fragment=1").content.decode()
+        waited = re.search(r'data-waiting="true"', page)
+        assert waited, "the page does not say it waits for Ann while the bots are stuck"
+        sequence = int(re.findall(r'name="sequence" value="(\d+)"', page)[0])
+        action = next(
+            a
+            for a in re.findall(
+                r'name="action" value="([^"]+)"[^>]*data-action(?! data-optional)', page
+            )
+        )
+        answer = client.post(
+            f"/games/{game.pk}/act",
+            {"action": action.replace("&quot;", '"'), "sequence": sequence},
+            HTTP_X_REQUESTED_WITH="fetch",
+        )
+        assert answer.status_code == 200, answer.content
+        assert answer.json()["ok"] is True
+        run_bots(game.pk)
+    game.refresh_from_db()
+    assert game.is_over
+    page = client.get(f"/games/{game.pk}/play").content.decode()
+    assert "Game over" in page and "Replay this game" in page
+
+
+def test_an_illegal_or_stale_action_is_refused_and_changes_nothing(
+    world: World, make_person_game: Callable[..., Game]
+) -> None:
+    game = make_person_game("bhabhi")
+    client = world.client(world.person)
+    before = game.sequence
+    wrong = client.post(
+        f"/games/{game.pk}/act",
+        {"action": json.dumps({"type": "play", "card": "ZZ"}), "sequence": before},
+        HTTP_X_REQUESTED_WITH="fetch",
+    )
+    assert wrong.status_code == 400 and "Not allowed" in wrong.json()["message"]
+    stale = client.post(
+        f"/games/{game.pk}/act",
+        {"action": json.dumps({"type": "take_left"}), "sequence": before - 1},
+        HTTP_X_REQUESTED_WITH="fetch",
+    )
+    assert stale.status_code == 409 and "moved on" in stale.json()["message"]
+    garbage = client.post(
+        f"/games/{game.pk}/act",
+        {"action": "not json", "sequence": before},
+        HTTP_X_REQUESTED_WITH="fetch",
+    )
+    assert garbage.status_code == 400
+    # Without the script the form posts and comes back to the play page with the message.
+    form = client.post(
+        f"/games/{game.pk}/act",
+        {"action": json.dumps({"type": "play", "card": "ZZ"}), "sequence": before},
+        follow=True,
+    )
+    assert form.redirect_chain[-1][0] == f"/games/{game.pk}/play"
+    assert "Not allowed" in form.content.decode()
+    game.refresh_from_db()
+    assert game.sequence == before
+
+
+def test_only_a_seated_login_may_open_the_play_page_or_act(
+    world: World, make_person_game: Callable[..., Game]
+) -> None:
+    game = make_person_game("give_away")
+    anonymous = world.client().get(f"/games/{game.pk}/play")
+    assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
+    stranger = User.objects.create_user("stranger", password="x")
+    refused = world.client(stranger).get(f"/games/{game.pk}/play")
+    assert refused.status_code == 403
+    assert "do not sit at this table" in refused.content.decode()
+    posted = world.client(stranger).post(
+        f"/games/{game.pk}/act", {"action": json.dumps({"type": "pass"}), "sequence": 1}
+    )
+    assert posted.status_code == 403
+    assert world.client(world.person).get(f"/games/{game.pk}/act").status_code == 405
+
+
+def test_my_games_lists_the_games_waiting_for_the_person(
+    world: World, make_person_game: Callable[..., Game]
+) -> None:
+    game = make_person_game("bhabhi")
+    page = world.client(world.person).get("/me/").content.decode()
+    assert f"/games/{game.pk}/play" in page
+    assert "Ann" in page
+    assert world.client().get("/me/").status_code == 302
+
+
+def test_login_page_logs_in_and_back_to_the_page_asked_for(world: World) -> None:
+    client = world.client()
+    page = client.get("/accounts/login/?next=/me/")
+    assert page.status_code == 200
+    answer = client.post(
+        "/accounts/login/", {"username": "ann", "password": "ann-secret", "next": "/me/"}
+    )
+    assert answer.status_code == 302 and answer["Location"] == "/me/"
+    assert "Log out" in client.get("/").content.decode()

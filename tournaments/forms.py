@@ -1,0 +1,197 @@
+"""The organiser's forms.  They only check the shape of the input: the rules (table sizes
+inside the game's range, a series that fits) are the use cases' (:mod:`tournaments.services`),
+whose errors come back onto the form's fields (:meth:`TournamentForm.add_service_error`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django import forms
+from django.db.models import QuerySet
+
+from engine.bots import bot_levels
+from engine.registry import all_games
+from tournaments.models import Club, Player, Tournament
+from tournaments.services import ServiceError
+
+SERIES_KINDS = [
+    ("", "the game's usual series"),
+    ("first_to", "first to N round wins (Give Away)"),
+    ("losses", "N deals, fewest losses (Old Maid, Bhabhi)"),
+    ("place_points", "N games, place points (Give & Take)"),
+]
+
+
+class TournamentForm(forms.Form):
+    """A new tournament: its club, game, rounds and how tables play."""
+
+    club = forms.ModelChoiceField(queryset=Club.objects.none(), empty_label=None)
+    name = forms.CharField(max_length=120)
+    game = forms.ChoiceField(choices=())
+    rounds = forms.IntegerField(min_value=1, max_value=50, initial=3)
+    series_kind = forms.ChoiceField(choices=SERIES_KINDS, required=False, label="Series")
+    series_target = forms.IntegerField(
+        min_value=1,
+        max_value=100,
+        required=False,
+        label="Series target (N)",
+        help_text="Round wins to reach, or the number of deals/games.",
+    )
+    table_min = forms.IntegerField(min_value=2, max_value=8, required=False, label="Smallest table")
+    table_max = forms.IntegerField(min_value=2, max_value=8, required=False, label="Largest table")
+    table_preferred = forms.IntegerField(
+        min_value=2, max_value=8, required=False, label="Preferred table size"
+    )
+    seating_mode = forms.ChoiceField(
+        choices=Tournament.SeatingMode.choices,
+        initial=Tournament.SeatingMode.MIXING,
+        help_text="How rounds after the first are seated (round 1 is random).",
+    )
+    turn_seconds = forms.IntegerField(
+        min_value=1,
+        max_value=3600,
+        required=False,
+        label="Seconds per turn",
+        help_text="Empty: no clock.",
+    )
+    timeouts_to_bot = forms.IntegerField(
+        min_value=0,
+        max_value=20,
+        initial=0,
+        required=False,
+        label="Timeouts before a bot takes the seat",
+        help_text="0: never.",
+    )
+    duplicate_deals = forms.BooleanField(required=False)
+
+    def __init__(self, *args: Any, clubs: QuerySet[Club], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        club_field = self.fields["club"]
+        assert isinstance(club_field, forms.ModelChoiceField)
+        club_field.queryset = clubs
+        game_field = self.fields["game"]
+        assert isinstance(game_field, forms.ChoiceField)
+        game_field.choices = [
+            (g.id, f"{g.name} ({g.min_seats}–{g.max_seats} players)") for g in all_games()
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("series_kind") and not data.get("series_target"):
+            self.add_error("series_target", "Give N for the series you chose.")
+        return data
+
+    def service_arguments(self) -> dict[str, Any]:
+        """The arguments of :func:`tournaments.services.create_tournament` (after the club)."""
+        data = self.cleaned_data
+        series = None
+        if data.get("series_kind"):
+            series = {"kind": data["series_kind"], "target": data["series_target"]}
+        return {
+            "name": data["name"],
+            "game": data["game"],
+            "rounds": data["rounds"],
+            "series": series,
+            "table_min": data.get("table_min"),
+            "table_max": data.get("table_max"),
+            "table_preferred": data.get("table_preferred"),
+            "seating_mode": data["seating_mode"],
+            "turn_seconds": data.get("turn_seconds"),
+            "timeouts_to_bot": data.get("timeouts_to_bot") or 0,
+            "duplicate_deals": bool(data.get("duplicate_deals")),
+        }
+
+    def add_service_error(self, error: ServiceError) -> None:
+        """Show a use case's refusal on the field it names (or on the whole form)."""
+        field = {"series": "series_target"}.get(error.field or "", error.field)
+        if field in self.fields:
+            self.add_error(field, error.message)
+        else:
+            self.add_error(None, error.message)
+
+
+class RegisterForm(forms.Form):
+    """Register some of the club's players."""
+
+    players = forms.ModelMultipleChoiceField(
+        queryset=Player.objects.none(), widget=forms.CheckboxSelectMultiple
+    )
+
+    def __init__(self, *args: Any, players: QuerySet[Player], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["players"]
+        assert isinstance(field, forms.ModelMultipleChoiceField)
+        field.queryset = players
+
+
+class NewPlayerForm(forms.Form):
+    """A new player of the club (a person, or a bot of a level), registered at once."""
+
+    name = forms.CharField(max_length=80)
+    bot_level = forms.ChoiceField(required=False, label="Bot", choices=())
+
+    def __init__(self, *args: Any, game: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["bot_level"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [("", "a person")] + [
+            (level, f"a {level} bot") for level in bot_levels(game)
+        ]
+
+
+class StartRoundForm(forms.Form):
+    """Seat the next round."""
+
+    auto_check_in = forms.BooleanField(
+        required=False, label="Check in every registered player who has not dropped"
+    )
+
+
+class SwapForm(forms.Form):
+    """Exchange two players of a seated round (seat for seat, or a seat for a bye)."""
+
+    a = forms.ChoiceField(label="Swap")
+    b = forms.ChoiceField(label="with")
+
+    def __init__(self, *args: Any, players: Iterable[Player], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [(str(p.pk), p.name) for p in players]
+        for name in ("a", "b"):
+            field = self.fields[name]
+            assert isinstance(field, forms.ChoiceField)
+            field.choices = choices
+        if len(choices) > 1:
+            self.fields["b"].initial = choices[1][0]
+
+
+class ReseatForm(forms.Form):
+    """Seat a seated round again, optionally keeping two players apart or fixing one's table."""
+
+    apart_a = forms.ChoiceField(required=False, label="Keep apart")
+    apart_b = forms.ChoiceField(required=False, label="and")
+    fixed_player = forms.ChoiceField(required=False, label="Put")
+    fixed_table = forms.IntegerField(required=False, min_value=1, label="at table")
+
+    def __init__(self, *args: Any, players: Iterable[Player], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [("", "—")] + [(str(p.pk), p.name) for p in players]
+        for name in ("apart_a", "apart_b", "fixed_player"):
+            field = self.fields[name]
+            assert isinstance(field, forms.ChoiceField)
+            field.choices = choices
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if bool(data.get("apart_a")) != bool(data.get("apart_b")):
+            self.add_error("apart_b", "Choose both players to keep apart.")
+        if bool(data.get("fixed_player")) != bool(data.get("fixed_table")):
+            self.add_error("fixed_table", "Choose the player and the table.")
+        return data
+
+    def constraints(self) -> dict[str, Any]:
+        """The ``fixed`` and ``apart`` arguments of :func:`tournaments.services.reseat`."""
+        data = self.cleaned_data
+        fixed = {int(data["fixed_player"]): data["fixed_table"]} if data.get("fixed_player") else {}
+        apart = [(int(data["apart_a"]), int(data["apart_b"]))] if data.get("apart_a") else []
+        return {"fixed": fixed, "apart": apart}

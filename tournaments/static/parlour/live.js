@@ -1,0 +1,211 @@
+/* Parlour's live pages, in plain JavaScript (docs/browser.md).
+ *
+ * An element with [data-live] holds a server-rendered fragment; its
+ * data-fragment-url returns the same fragment, freshly rendered.  Inside the
+ * fragment, every [data-stream-url] names a Server-Sent Events stream of the
+ * API (/api/v1/games/<id>/stream, /api/v1/tournaments/<id>/stream): each event
+ * it sends makes the fragment be fetched again (at most once per
+ * data-interval milliseconds).  A stream that ends ("end" event) is closed;
+ * streams named in a new fragment are opened, those no longer named closed.
+ *
+ * Forms with [data-async] (the play page's actions) are sent with fetch and
+ * the fragment refreshed at once; without JavaScript they post as usual.
+ * [data-deadline] elements count down to their ISO time, corrected by the
+ * server's clock (data-now on the fragment).
+ */
+(function () {
+  "use strict";
+
+  var EVENTS = ["dealt", "move", "end", "message"];
+
+  function Live(root) {
+    this.root = root;
+    this.url = root.getAttribute("data-fragment-url");
+    this.interval = parseInt(root.getAttribute("data-interval") || "500", 10);
+    this.sources = {};   // stream key -> EventSource
+    this.ended = {};     // stream keys that said "end"
+    this.busy = false;
+    this.again = false;
+    this.last = 0;
+    this.timer = null;
+    this.poll = null;
+    this.sync();
+  }
+
+  Live.prototype.sync = function () {
+    var wanted = {};
+    var nodes = this.root.querySelectorAll("[data-stream-url]");
+    for (var i = 0; i < nodes.length; i++) {
+      var key = nodes[i].getAttribute("data-stream-key") || nodes[i].getAttribute("data-stream-url");
+      wanted[key] = nodes[i].getAttribute("data-stream-url");
+    }
+    var key2;
+    for (key2 in this.sources) {
+      if (!(key2 in wanted)) { this.sources[key2].close(); delete this.sources[key2]; }
+    }
+    for (key2 in wanted) {
+      if (!(key2 in this.sources) && !this.ended[key2]) { this.open(key2, wanted[key2]); }
+    }
+    this.root.setAttribute("data-streams", Object.keys(this.sources).length);
+  };
+
+  Live.prototype.open = function (key, url) {
+    var self = this;
+    var source = new EventSource(url, { withCredentials: true });
+    this.sources[key] = source;
+    var onEvent = function (event) {
+      if (event.type === "end") {
+        source.close();
+        delete self.sources[key];
+        self.ended[key] = true;
+      }
+      self.root.setAttribute("data-last-event", event.type + " " + (event.lastEventId || ""));
+      self.schedule();
+    };
+    for (var i = 0; i < EVENTS.length; i++) { source.addEventListener(EVENTS[i], onEvent); }
+    source.onerror = function () {
+      // The browser reconnects by itself (with Last-Event-ID); a stream that was
+      // refused for good falls back to fetching the fragment every few seconds.
+      if (source.readyState === EventSource.CLOSED) {
+        delete self.sources[key];
+        self.fallback();
+      }
+    };
+  };
+
+  Live.prototype.fallback = function () {
+    var self = this;
+    if (this.poll) { return; }
+    this.poll = setInterval(function () { self.schedule(); }, 5000);
+  };
+
+  Live.prototype.schedule = function () {
+    var self = this;
+    if (this.busy) { this.again = true; return; }
+    if (this.timer) { return; }
+    var wait = Math.max(0, this.last + this.interval - Date.now());
+    this.timer = setTimeout(function () { self.timer = null; self.refresh(); }, wait);
+  };
+
+  Live.prototype.refresh = function () {
+    var self = this;
+    if (this.busy) { this.again = true; return Promise.resolve(); }
+    this.busy = true;
+    this.last = Date.now();
+    return fetch(this.url, { credentials: "same-origin", headers: { "X-Requested-With": "fetch" } })
+      .then(function (response) {
+        if (!response.ok) { throw new Error("HTTP " + response.status); }
+        return response.text();
+      })
+      .then(function (html) { self.swap(html); })
+      .catch(function () { /* keep what is shown; the next event tries again */ })
+      .then(function () {
+        self.busy = false;
+        if (self.again) { self.again = false; self.schedule(); }
+      });
+  };
+
+  Live.prototype.swap = function (html) {
+    var focused = document.activeElement && this.root.contains(document.activeElement);
+    this.root.innerHTML = html;
+    this.sync();
+    clocks(this.root);
+    var refreshed = this.root.getAttribute("data-refreshes") || "0";
+    this.root.setAttribute("data-refreshes", String(parseInt(refreshed, 10) + 1));
+    if (focused) {
+      var first = this.root.querySelector("[data-action]");
+      if (first) { first.focus({ preventScroll: true }); }
+    }
+    if (this.flash) {
+      var box = this.root.querySelector("[data-inline-flash]");
+      if (box) { box.textContent = this.flash; box.hidden = false; }
+      this.flash = null;
+    }
+    this.root.dispatchEvent(new CustomEvent("parlour:updated", { bubbles: true }));
+  };
+
+  // -- clocks ----------------------------------------------------------------
+
+  var skew = 0;
+
+  function readSkew(scope) {
+    var node = scope.querySelector("[data-now]");
+    if (!node) { return; }
+    var server = Date.parse(node.getAttribute("data-now"));
+    if (!isNaN(server)) { skew = server - Date.now(); }
+  }
+
+  function clocks(scope) {
+    readSkew(scope || document);
+    tick();
+  }
+
+  function tick() {
+    var nodes = document.querySelectorAll("[data-deadline]");
+    var now = Date.now() + skew;
+    for (var i = 0; i < nodes.length; i++) {
+      var due = Date.parse(nodes[i].getAttribute("data-deadline"));
+      if (isNaN(due)) { continue; }
+      var left = Math.max(0, Math.ceil((due - now) / 1000));
+      var text = left <= 0 ? "time's up" :
+        Math.floor(left / 60) + ":" + ("0" + (left % 60)).slice(-2);
+      if (nodes[i].textContent !== text) { nodes[i].textContent = text; }
+      nodes[i].classList.toggle("urgent", left <= 10);
+    }
+  }
+
+  // -- forms sent with fetch ---------------------------------------------------
+
+  function liveOf(node) {
+    var root = node.closest("[data-live]");
+    return root && root.parlourLive;
+  }
+
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.matches || !form.matches("form[data-async]")) { return; }
+    event.preventDefault();
+    var data = new FormData(form, event.submitter || undefined);
+    var buttons = form.querySelectorAll("button");
+    for (var i = 0; i < buttons.length; i++) { buttons[i].disabled = true; }
+    var live = liveOf(form);
+    var flash = form.parentNode.querySelector("[data-inline-flash]");
+    fetch(form.getAttribute("action") || window.location.href, {
+      method: "POST",
+      body: data,
+      credentials: "same-origin",
+      headers: { "X-Requested-With": "fetch" }
+    })
+      .then(function (response) { return response.json().catch(function () { return { ok: false, message: "The server did not answer: try again." }; }); })
+      .then(function (answer) {
+        if (!answer.ok && flash) { flash.textContent = answer.message; flash.hidden = false; }
+        if (live) {
+          if (!answer.ok) { live.flash = answer.message; }
+          return live.refresh();
+        }
+        window.location.reload();
+      })
+      .catch(function () {
+        for (var j = 0; j < buttons.length; j++) { buttons[j].disabled = false; }
+        if (flash) { flash.textContent = "The move could not be sent: check the connection and try again."; flash.hidden = false; }
+      });
+  });
+
+  // -- start -------------------------------------------------------------------
+
+  function start() {
+    var roots = document.querySelectorAll("[data-live]");
+    for (var i = 0; i < roots.length; i++) {
+      if (!roots[i].parlourLive) { roots[i].parlourLive = new Live(roots[i]); }
+    }
+    clocks(document);
+    setInterval(tick, 250);
+    document.documentElement.setAttribute("data-live-ready", "true");
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();
