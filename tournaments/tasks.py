@@ -1,0 +1,186 @@
+"""Celery tasks: bot moves, turn timeouts and the sweep; the receiver that queues them.
+
+After every commit that changes a game, :mod:`tournaments.games` sends
+``game_changed`` (``game_id``, ``sequence``); :func:`on_game_changed` (connected
+in :meth:`TournamentsConfig.ready <tournaments.apps.TournamentsConfig.ready>`)
+then queues
+
+* :func:`bot_move` ``(game_id, sequence)`` if a bot seat may act, with
+  ``countdown`` = ``PARLOUR_BOT_THINK_SECONDS`` so people can watch bot games;
+* :func:`timeout` ``(game_id, seat, sequence)`` with ``eta`` = the deadline, for
+  each person's seat with a running clock.
+
+Every task carries the game and the sequence it expects: delivered twice, late,
+or overtaken by a person's move, it changes nothing.  A bot move that leads to
+another bot move needs no chaining here: its own commit sends ``game_changed``
+again.  :func:`sweep` (celery beat) is the safety net for lost tasks
+(:mod:`tournaments.clock`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from celery import shared_task
+from django.conf import settings
+from django.db import DatabaseError, InterfaceError, OperationalError
+from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
+
+from tournaments.autoplay import advance_bot_tournament, bot_seats, bot_to_act, play_bot_move
+from tournaments.clock import deadline_of, fire_timeout, note_own_actions
+from tournaments.clock import sweep as run_sweep
+from tournaments.models import Game, Round, Table, Tournament
+
+log = logging.getLogger(__name__)
+
+#: Database errors worth retrying (a restart, a lost connection, SQLite's lock).
+RETRY_ON = (OperationalError, InterfaceError)
+RETRY = {"autoretry_for": RETRY_ON, "max_retries": 5, "retry_backoff": 0.2, "retry_jitter": True}
+
+#: A timeout task that arrives this close before its deadline waits for it;
+#: one that arrives earlier is queued again for the deadline.
+EARLY_WAIT_SECONDS = 2.0
+
+
+@shared_task(**RETRY)
+def bot_move(game_id: int, expected_sequence: int) -> int | None:
+    """One bot move in game ``game_id`` if it is still at ``expected_sequence``.
+
+    Returns the new sequence, or ``None`` when there was nothing to do (the game
+    moved on, is over, no bot is to act, or this task is a duplicate).
+    """
+    result = play_bot_move(game_id, expected_sequence)
+    return None if result is None or result.replayed else result.sequence
+
+
+@shared_task(bind=True, **RETRY)
+def timeout(self: Any, game_id: int, seat: int, expected_sequence: int) -> int | None:
+    """Apply ``seat``'s timeout in game ``game_id`` at its deadline, if at ``expected_sequence``.
+
+    A task that runs a little before the deadline (clock jitter) waits for it;
+    one that runs well before it is queued again with ``eta`` = the deadline.
+    Returns the new sequence or ``None`` (nothing to do).
+    """
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None or game.is_over or game.sequence != expected_sequence:
+        return None
+    due = deadline_of(game, seat)
+    if due is None:
+        return None
+    early = (due - timezone.now()).total_seconds()
+    if early > EARLY_WAIT_SECONDS:
+        self.apply_async((game_id, seat, expected_sequence), eta=due)
+        return None
+    if early > 0:
+        time.sleep(early + 0.001)
+    result = fire_timeout(game_id, seat, expected_sequence)
+    return None if result is None else result.sequence
+
+
+@shared_task(**RETRY)
+def advance_tournament(tournament_id: int) -> int | None:
+    """Begin the next round of a tournament of bots whose round just finished; its number."""
+    round_ = advance_bot_tournament(tournament_id)
+    return None if round_ is None else round_.number
+
+
+@shared_task(**RETRY)
+def sweep() -> dict[str, Any]:
+    """Apply expired deadlines and queue stalled bots' moves again (celery beat runs it)."""
+    return run_sweep().as_dict()
+
+
+# -- queueing after a commit ------------------------------------------------------------
+
+
+def dispatch(game: Game) -> list[str]:
+    """Queue what ``game`` needs now: a bot move, and a timeout per person's running clock.
+
+    Returns what was queued (for logs and tests).  Under
+    ``CELERY_TASK_ALWAYS_EAGER`` (no worker) bot moves run at once and no
+    timeout is queued: with no worker there is no clock either.
+    """
+    queued: list[str] = []
+    if game.is_over:
+        tournament = _finished_round_of(game)
+        if tournament is not None:
+            advance_tournament.apply_async((tournament,))
+            queued.append(f"advance_tournament({tournament})")
+        return queued
+    bots = bot_seats(game)
+    if bot_to_act(game, bots):
+        think = float(settings.PARLOUR_BOT_THINK_SECONDS)
+        bot_move.apply_async((game.pk, game.sequence), countdown=think if think > 0 else None)
+        queued.append(f"bot_move({game.pk}, {game.sequence})")
+    if bot_move.app.conf.task_always_eager:
+        return queued
+    for key in sorted(game.deadlines or {}, key=int):
+        seat = int(key)
+        if seat in bots:
+            continue  # a bot acts at once; the sweep still enforces its clock
+        due = deadline_of(game, seat)
+        timeout.apply_async((game.pk, seat, game.sequence), eta=due)
+        queued.append(f"timeout({game.pk}, {seat}, {game.sequence})")
+    return queued
+
+
+def _finished_round_of(game: Game) -> int | None:
+    """The tournament whose round ``game``'s end finished, if the tournament goes on."""
+    if game.table_id is None:
+        return None
+    row = (
+        Table.objects.filter(pk=game.table_id)
+        .values_list("round__status", "round__number", "round__tournament_id")
+        .first()
+    )
+    if row is None or row[0] != Round.Status.FINISHED:
+        return None
+    status, rounds = Tournament.objects.filter(pk=row[2]).values_list("status", "rounds").get()
+    if status != Tournament.Status.RUNNING or row[1] >= rounds:
+        return None
+    return int(row[2])
+
+
+_eager = threading.local()
+
+
+def on_game_changed(sender: Any, game_id: int, sequence: int, **kwargs: Any) -> None:
+    """Receiver of ``game_changed``: reset counted timeouts and queue the game's tasks.
+
+    Runs after the commit in whatever process made it (web, worker, command).
+    Never raises: the change is committed already, and if the broker cannot be
+    reached the sweep finds the work in the database.
+    """
+    if bot_move.app.conf.task_always_eager:
+        # Eager tasks run inside this receiver and commit, which sends the
+        # signal again: queue it here and play the chain in a loop, not a
+        # recursion as deep as the game is long.
+        pending: list[tuple[int, int]] | None = getattr(_eager, "pending", None)
+        if pending is not None:
+            pending.append((game_id, sequence))
+            return
+        _eager.pending = pending = [(game_id, sequence)]
+        try:
+            while pending:
+                _handle(*pending.pop(0))
+        finally:
+            _eager.pending = None
+        return
+    _handle(game_id, sequence)
+
+
+def _handle(game_id: int, sequence: int) -> None:
+    try:
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None or game.sequence != sequence:
+            return  # gone, or moved on: the later change's signal takes over
+        note_own_actions(game)
+        dispatch(game)
+    except (DatabaseError, BrokerError) as error:
+        log.warning("game %s at %s: not queued (%s); the sweep sees it", game_id, sequence, error)
+    except Exception:
+        log.exception("game %s at %s: queueing failed; the sweep sees it", game_id, sequence)
