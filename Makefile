@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 8000
 
-.PHONY: install run test lint bench clean
+.PHONY: install run test lint bench clean chromium
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,8 +22,18 @@ run: install
 
 ## make test: lint, type-check, then every test (PostgreSQL/Redis tests skip with a reason
 ## when those servers are missing, except under CI=true where that is a failure).
-test: install lint
-	PARLOUR_TEST_BOTH_BACKENDS=1 $(BIN)/python -m pytest
+## Tests publish Celery tasks as a side effect of moves: unless CI points the broker
+## at Redis, they go to an in-memory broker, never into make run's var/broker queue.
+test: install lint chromium
+	PARLOUR_TEST_BOTH_BACKENDS=1 CELERY_BROKER_URL=$${CELERY_BROKER_URL:-memory://} \
+		$(BIN)/python -m pytest
+
+## The browser tests drive Debian's Chromium: install it when missing and we are root
+## (otherwise they skip with that reason; under CI=true a missing Chromium fails them).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] \
+		|| (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
+		|| echo "could not install chromium: the browser tests will say why they skip"
 
 lint: install
 	$(BIN)/ruff check .

@@ -182,6 +182,15 @@ def _series_format(
                 ' {"kind": "first_to" | "losses" | "place_points", "target": N}',
                 "series",
             ) from error
+    expected = get_game(game).default_series.kind
+    if fmt.kind != expected:
+        # Each game's results have one shape (RECORD.md): a winner, a loser or
+        # places; only the series kind made for that shape can score them.
+        raise ServiceError(
+            f"a {game} series is scored as {expected!r}, not {fmt.kind!r}: give"
+            f' {{"kind": "{expected}", "target": N}}',
+            "series",
+        )
     if fmt.kind == "place_points" and fmt.points is not None and len(fmt.points) < table_max:
         raise ServiceError(
             f"the place points {list(fmt.points)} have fewer places than a table of {table_max}",

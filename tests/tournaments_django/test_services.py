@@ -441,3 +441,13 @@ def test_a_player_registered_for_a_later_round_is_not_seated_before_it() -> None
     assert Registration.objects.get(player=players[5]).from_round == 2
     first = services.start_round(t, auto_check_in=True)
     assert players[5].pk not in seated_ids(first)
+
+
+def test_a_series_kind_that_cannot_score_the_game_is_refused() -> None:
+    from tournaments import services
+
+    club = services.create_club("Kind Club")
+    with pytest.raises(services.ServiceError, match="scored as 'first_to'"):
+        services.create_tournament(
+            club, "Wrong", "give_away", rounds=1, series={"kind": "place_points", "target": 2}
+        )
