@@ -96,8 +96,7 @@ def import_record(record: object) -> list[Event]:
     seats = record["seats"]
     if not isinstance(seats, int) or not game.min_seats <= seats <= game.max_seats:
         raise RecordError(
-            f"{game.name} is played by {game.min_seats} to {game.max_seats} players,"
-            f" not {seats!r}",
+            f"{game.name} is played by {game.min_seats} to {game.max_seats} players, not {seats!r}",
             field="seats",
         )
     players = record["players"]

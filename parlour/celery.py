@@ -19,7 +19,7 @@ app.autodiscover_tasks()
 SWEEP_TASK = "tournaments.tasks.sweep"
 
 
-@app.on_after_configure.connect
+@app.on_after_configure.connect  # type: ignore[untyped-decorator]
 def schedule_sweep(sender: Celery, **kwargs: Any) -> None:
     """Put the sweep on beat's schedule, every ``PARLOUR_SWEEP_SECONDS``."""
     from django.conf import settings
