@@ -47,6 +47,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # The pages' CSS and JavaScript (collectstatic'ed) served by the app itself when DEBUG is off.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     # The REST API: CORS headers, and problem documents for /api/ (oversized bodies, crashes).
     "corsheaders.middleware.CorsMiddleware",
     "tournaments.api.middleware.ApiProblemMiddleware",
@@ -135,6 +137,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 
@@ -143,13 +146,17 @@ LOGIN_REDIRECT_URL = "/"
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 _BROKER_DIR = VAR_DIR / "broker"
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    for sub in ("queue", "processed"):
+    for sub in ("queue", "processed", "control"):
         (_BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
         "data_folder_in": str(_BROKER_DIR / "queue"),
         "data_folder_out": str(_BROKER_DIR / "queue"),
         "processed_folder": str(_BROKER_DIR / "processed"),
+        "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
+        # The folder is polled: every 0.1 s (not kombu's 1 s), or a game of
+        # bots would make one move a second.
+        "polling_interval": 0.1,
     }
 else:
     # Redis: a message taken but not acknowledged (acks late) goes back to the

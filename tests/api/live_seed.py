@@ -1,0 +1,114 @@
+"""Seed a live server's database for the API's end-to-end tests; prints what it made as JSON.
+
+Run in a child process with ``DATABASE_URL`` pointing at the live database
+(``python -m tests.api.live_seed``).  With ``CELERY_TASK_ALWAYS_EAGER=true``
+bot seats play at once, in whatever process makes the move before them.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from typing import Any
+
+import django
+
+
+def _tournament(
+    club: Any, name: str, game: str, players: list[Any], series_target: int = 1
+) -> dict[str, int]:
+    from engine.registry import get_game
+    from tournaments import services
+    from tournaments.models import Game
+
+    tournament = services.create_tournament(
+        club,
+        name,
+        game,
+        1,
+        series={"kind": get_game(game).default_series.kind, "target": series_target},
+        table_min=len(players),
+        table_max=len(players),
+    )
+    for player in players:
+        services.register(tournament, player)
+        services.check_in(tournament, player)
+    round_ = services.start_round(tournament)
+    services.begin_round(round_)
+    game_row = Game.objects.filter(table__round=round_).order_by("id").first()
+    assert game_row is not None
+    return {"tournament": tournament.pk, "game": game_row.pk, "table": game_row.table_id}
+
+
+def seed(password: str) -> dict[str, Any]:
+    from django.contrib.auth.models import User
+
+    from engine.bots import bot_levels
+    from tournaments import games, services
+    from tournaments.api.authentication import create_token
+
+    users = {
+        name: User.objects.create_user(name, password=password)
+        for name in ("org", "ann", "ben", "cat", "dan", "eli", "fay", "fuzz")
+    }
+    club = services.create_club("Live Club", slug="live", organisers=[users["org"]])
+    fuzz_club = services.create_club("Fuzz Club", slug="fuzz", organisers=[users["fuzz"]])
+    people = {
+        name: services.add_player(club, name.title(), user=users[name])
+        for name in ("ann", "ben", "cat", "dan", "eli", "fay")
+    }
+    level = bot_levels("give_away")[0]
+    bots = [services.add_player(club, f"Bot {i}", bot_level=level) for i in (1, 2)]
+    made: dict[str, Any] = {
+        "club": club.pk,
+        "fuzz_club": fuzz_club.pk,
+        "password": password,
+        "tokens": {name: create_token(user, "live tests")[1] for name, user in users.items()},
+        "players": {name: p.pk for name, p in people.items()},
+        # Three people at Old Maid: three example clients play it.
+        "old_maid": _tournament(
+            club, "Old Maid night", "old_maid", [people[n] for n in ("ann", "ben", "cat")]
+        ),
+        # One person against two bots at Give Away, first to one round win (a drawn deal
+        # is followed by another).
+        "bots": _tournament(club, "Give Away night", "give_away", [people["dan"], *bots]),
+        # Two people at Old Maid, moved by the tests of streams (one game per server kind).
+        "duel_wsgi": _tournament(club, "Duel 1", "old_maid", [people["eli"], people["fay"]]),
+        "duel_asgi": _tournament(club, "Duel 2", "old_maid", [people["eli"], people["fay"]]),
+        # Retries and races over HTTP.
+        "retry": _tournament(club, "Retry", "old_maid", [people["eli"], people["fay"]]),
+    }
+    # The fuzzer's own club, tournament and game, and a finished standalone game.
+    fuzz_players = [
+        services.add_player(fuzz_club, "Fuzzer", user=users["fuzz"]),
+        services.add_player(fuzz_club, "Other"),
+    ]
+    made["fuzz"] = _tournament(fuzz_club, "Fuzz cup", "old_maid", fuzz_players)
+    finished = games.create_game("give_away", 3)
+    rng = random.Random(1)
+    from engine.registry import get_game
+
+    engine = get_game("give_away")
+    while not finished.is_over:
+        state = games.load_state(finished)
+        seat = rng.choice(finished.waiting_for or finished.to_act)
+        games.submit_action(
+            finished.pk,
+            seat,
+            rng.choice(engine.legal_actions(state, seat)),
+            expected_sequence=finished.sequence,
+        )
+        finished.refresh_from_db()
+    made["finished_game"] = finished.pk
+    return made
+
+
+def main() -> int:
+    django.setup()
+    print(json.dumps(seed(sys.argv[1] if len(sys.argv) > 1 else "live-password")), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

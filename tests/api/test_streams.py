@@ -1,0 +1,160 @@
+"""Server-Sent Events: per game (id = sequence) and per tournament (id = global position)."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from events.store import Position, read_all
+from tests.api.conftest import Api, World, seat_of_name, tournament_game
+from tests.service.play import play, step
+from tournaments import games as service
+
+pytestmark = pytest.mark.django_db
+
+#: The tournament stream reads the store's global order, which on PostgreSQL shows only
+#: committed transactions (docs/store.md): its tests commit.
+TRANSACTIONAL = pytest.mark.django_db(transaction=True)
+
+
+def read_sse(api: Api, path: str, token: str | None = None, **headers: str) -> list[dict[str, Any]]:
+    """The frames of a (bounded) stream: each ``{"id", "event", "data"}`` or a comment."""
+    status, _, response = api.get(path, token=token, headers=headers)
+    assert status == 200, path
+    assert response["Content-Type"].startswith("text/event-stream")
+    assert response["Cache-Control"] == "no-cache"
+    text = b"".join(response.streaming_content).decode()
+    frames = []
+    for block in text.split("\n\n"):
+        if not block.strip():
+            continue
+        frame: dict[str, Any] = {}
+        for line in block.split("\n"):
+            name, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if name == "":
+                frame["comment"] = value
+            elif name == "data":
+                frame["data"] = json.loads(value)
+            else:
+                frame[name] = value
+        frames.append(frame)
+    return frames
+
+
+def events_of(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [f for f in frames if "data" in f and f.get("event") != "end"]
+
+
+def test_a_game_stream_sends_each_event_with_its_sequence_as_id(world: World, api: Api) -> None:
+    _, game = tournament_game(world)
+    play(game, random.Random(1), moves=4)
+    game.refresh_from_db()
+    frames = read_sse(api, f"/api/v1/games/{game.pk}/stream?timeout=0.2")
+    assert frames[0] == {"retry": "1000"}
+    sent = events_of(frames)
+    assert [int(f["id"]) for f in sent] == list(range(1, game.sequence + 1))
+    assert sent[0]["event"] == "dealt" and {f["event"] for f in sent[1:]} == {"move"}
+    # Each frame is exactly what the events endpoint shows the same caller.
+    assert [f["data"] for f in sent] == service.game_events(game, None)
+    assert frames[-1]["comment"].startswith("time is up")
+
+
+def test_a_game_stream_resumes_after_last_event_id(world: World, api: Api) -> None:
+    _, game = tournament_game(world)
+    play(game, random.Random(2), moves=5)
+    game.refresh_from_db()
+    path = f"/api/v1/games/{game.pk}/stream?timeout=0.1"
+    header = read_sse(api, path, **{"Last-Event-ID": "3"})
+    query = read_sse(api, path + "&last_event_id=3")
+    assert [int(f["id"]) for f in events_of(header)] == list(range(4, game.sequence + 1))
+    assert events_of(header) == events_of(query)
+    status, problem, _ = api.get(path, headers={"Last-Event-ID": "x"})
+    assert status == 400 and problem["field"] == "Last-Event-ID"
+
+
+def test_a_game_stream_is_redacted_per_caller(world: World, api: Api) -> None:
+    _, game = tournament_game(world)
+    rng = random.Random(3)
+    for _ in range(12):
+        step(game, rng)
+    game.refresh_from_db()
+    for name in ("alice", "bob", None):
+        token = world.tokens[name] if name else None
+        seat = seat_of_name(world, game, name) if name else None
+        sent = events_of(read_sse(api, f"/api/v1/games/{game.pk}/stream?timeout=0.1", token))
+        assert [f["data"] for f in sent] == service.game_events(game, seat)
+
+
+def test_a_game_stream_ends_with_the_game(world: World, api: Api) -> None:
+    _, game = tournament_game(world)
+    play(game, random.Random(4))
+    frames = read_sse(api, f"/api/v1/games/{game.pk}/stream?timeout=30")
+    assert frames[-1]["event"] == "end"
+    assert frames[-1]["data"] == {"game_id": game.pk, "status": "over", "sequence": game.sequence}
+    # After the end every event is whole: the deck is in the deal.
+    assert "deck" in events_of(frames)[0]["data"]["payload"]
+
+
+def test_the_stream_timeout_is_bounded(world: World, api: Api, settings: Any) -> None:
+    _, game = tournament_game(world)
+    settings.PARLOUR_STREAM_SECONDS = 5
+    for bad in ("0", "-1", "6", "soon"):
+        status, problem, _ = api.get(f"/api/v1/games/{game.pk}/stream?timeout={bad}")
+        assert status == 400 and problem["field"] == "timeout"
+
+
+@TRANSACTIONAL
+def test_a_tournament_stream_sends_its_games_events_by_global_position(
+    world: World, api: Api
+) -> None:
+    tournament, game = tournament_game(world)
+    _, elsewhere = tournament_game(world, "bhabhi", ("alice", "bob", "dave"))
+    play(game, random.Random(5), moves=3)
+    play(elsewhere, random.Random(5), moves=3)
+    game.refresh_from_db()
+    path = f"/api/v1/tournaments/{tournament.pk}/stream?timeout=0.2"
+    frames = events_of(read_sse(api, path))
+    assert {f["data"]["game_id"] for f in frames} == {game.pk}, "only this tournament's games"
+    positions = [Position.parse(f["id"]) for f in frames]
+    assert positions == sorted(positions) and len(set(positions)) == len(positions)
+    ours = [e for e in read_all(limit=100_000) if e.stream == game.stream]
+    assert [str(e.position) for e in ours] == [f["id"] for f in frames]
+    assert [f["data"]["sequence"] for f in frames] == list(range(1, game.sequence + 1))
+    # Resumable from any position.
+    resumed = events_of(read_sse(api, path, **{"Last-Event-ID": frames[1]["id"]}))
+    assert [f["id"] for f in resumed] == [f["id"] for f in frames[2:]]
+    status, problem, _ = api.get(path, headers={"Last-Event-ID": "nope"})
+    assert status == 400 and problem["field"] == "Last-Event-ID"
+
+
+@TRANSACTIONAL
+def test_a_tournament_stream_is_redacted_per_caller(world: World, api: Api) -> None:
+    tournament, game = tournament_game(world)
+    rng = random.Random(6)
+    for _ in range(10):
+        step(game, rng)
+    path = f"/api/v1/tournaments/{tournament.pk}/stream?timeout=0.2"
+    for name in ("alice", "carol", "dave", "org", None):
+        token = world.tokens[name] if name else None
+        seat = seat_of_name(world, game, name) if name in ("alice", "carol") else None
+        frames = events_of(read_sse(api, path, token))
+        shown = [
+            {k: v for k, v in f["data"].items() if k not in ("game_id", "position")} for f in frames
+        ]
+        assert shown == service.game_events(game, seat)
+
+
+@TRANSACTIONAL
+def test_a_tournament_stream_ends_when_the_tournament_is_over(world: World, api: Api) -> None:
+    tournament, game = tournament_game(world)
+    play(game, random.Random(7))
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+    frames = read_sse(api, f"/api/v1/tournaments/{tournament.pk}/stream?timeout=30")
+    assert frames[-1]["event"] == "end"
+    game.refresh_from_db()
+    assert len(events_of(frames)) == game.sequence

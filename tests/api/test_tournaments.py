@@ -1,0 +1,208 @@
+"""Clubs, players, tournaments, rounds, tables, standings and ratings through the API."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from tests.api.conftest import Api, World, make_world
+from tests.service.play import play
+from tournaments.models import CheckIn, Game, Registration, Round, Tournament
+
+pytestmark = pytest.mark.django_db
+
+
+def create(api: Api, world: World, **fields: Any) -> tuple[int, Any]:
+    body = {"club": world.club.pk, "name": "Friday night", "game": "old_maid", "rounds": 2}
+    body.update(fields)
+    status, data, _ = api.post("/api/v1/tournaments", body, token=world.tokens["org"])
+    return status, data
+
+
+def test_clubs_and_players_are_public(world: World, api: Api) -> None:
+    clubs = api.get("/api/v1/clubs")[1]
+    assert [c["slug"] for c in clubs["results"]] == ["parlour-club"]
+    assert api.get(f"/api/v1/clubs/{world.club.pk}")[1]["name"] == "Parlour Club"
+    assert api.get("/api/v1/clubs/999999")[0] == 404
+    players = api.get(f"/api/v1/players?club={world.club.pk}")[1]
+    assert [p["name"] for p in players["results"]] == ["Alice", "Bob", "Carol", "Dave"]
+    assert all(p["online"] and not p["is_bot"] for p in players["results"])
+    assert "user" not in players["results"][0], "logins are not published"
+    alice = world.players["alice"]
+    assert api.get(f"/api/v1/players/{alice.pk}")[1]["name"] == "Alice"
+    assert api.get("/api/v1/players?club=abc")[0] == 400
+
+
+def test_organisers_add_players_and_others_may_not(world: World, api: Api) -> None:
+    body = {"club": world.club.pk, "name": "Robot", "bot_level": "random"}
+    assert api.post("/api/v1/players", body)[0] == 401
+    status, problem, _ = api.post("/api/v1/players", body, token=world.tokens["alice"])
+    assert status == 403 and problem["type"] == "/api/v1/problems/forbidden"
+    status, player, _ = api.post("/api/v1/players", body, token=world.tokens["org"])
+    assert status == 201 and player["is_bot"] and player["bot_level"] == "random"
+    status, problem, _ = api.post("/api/v1/players", body, token=world.tokens["org"])
+    assert status == 422 and problem["field"] == "name" and "already" in problem["detail"]
+    eve = {"club": world.club.pk, "name": "Eve", "username": world.users["eve"].username}
+    status, player, _ = api.post("/api/v1/players", eve, token=world.tokens["org"])
+    assert status == 201 and player["online"]
+    ghost = {"club": world.club.pk, "name": "Ghost", "username": "nobody-at-all"}
+    status, problem, _ = api.post("/api/v1/players", ghost, token=world.tokens["org"])
+    assert status == 422 and problem["field"] == "username"
+
+
+def test_organisers_create_tournaments_of_their_club_only(world: World, api: Api) -> None:
+    status, tournament = create(api, world, table_min=3, table_max=4, turn_seconds=60)
+    assert status == 201 and tournament["status"] == "registration"
+    assert tournament["series"] == {"kind": "losses", "target": 5} or tournament["series"]["kind"]
+    assert tournament["table_min"] == 3 and tournament["turn_seconds"] == 60
+    assert api.get(f"/api/v1/tournaments/{tournament['id']}")[1] == tournament
+    body = {"club": world.club.pk, "name": "Mine", "game": "old_maid", "rounds": 1}
+    assert api.post("/api/v1/tournaments", body)[0] == 401
+    assert api.post("/api/v1/tournaments", body, token=world.tokens["alice"])[0] == 403
+    other = make_world("other-club")
+    status, problem, _ = api.post(
+        "/api/v1/tournaments", {**body, "club": other.club.pk}, token=world.tokens["org"]
+    )
+    assert status == 403 and "Parlour Club" in problem["detail"]
+
+
+def test_the_rules_refuse_a_tournament_with_a_422_naming_the_field(world: World, api: Api) -> None:
+    status, problem = create(api, world, table_min=2, table_max=9)
+    assert status == 422 and problem["type"] == "/api/v1/problems/refused"
+    assert problem["field"] == "table_max" and "2 to 6" in problem["detail"]
+    status, problem = create(api, world, club=999999)
+    assert status == 422 and problem["field"] == "club"
+
+
+def test_tournaments_list_filters_by_club_and_status(world: World, api: Api) -> None:
+    create(api, world)
+    assert api.get(f"/api/v1/tournaments?club={world.club.pk}")[1]["count"] == 1
+    assert api.get("/api/v1/tournaments?status=running")[1]["count"] == 0
+    assert api.get("/api/v1/tournaments?status=bogus")[0] == 400
+
+
+def test_a_club_night_through_the_api(world: World, api: Api) -> None:
+    """Register, check in, seat, swap, begin, play, standings, ratings: the organiser's night."""
+    status, tournament = create(api, world, rounds=1, table_min=2, table_max=2)
+    tid = tournament["id"]
+    base = f"/api/v1/tournaments/{tid}"
+    # Players register themselves; nobody registers someone else but an organiser.
+    for name in ("alice", "bob"):
+        status, entry, _ = api.post(
+            f"{base}/registrations", {"player": world.players[name].pk}, token=world.tokens[name]
+        )
+        assert status == 201 and entry["player_name"] == name.title()
+    status, problem, _ = api.post(
+        f"{base}/registrations", {"player": world.players["carol"].pk}, token=world.tokens["bob"]
+    )
+    assert status == 403 and problem["field"] == "player"
+    for name in ("carol", "dave"):
+        status, _, _ = api.post(
+            f"{base}/registrations", {"player": world.players[name].pk}, token=world.tokens["org"]
+        )
+        assert status == 201
+    status, problem, _ = api.post(
+        f"{base}/registrations", {"player": world.players["alice"].pk}, token=world.tokens["org"]
+    )
+    assert status == 422 and "already registered" in problem["detail"]
+    assert api.get(f"{base}/registrations")[1]["count"] == 4
+    # Check in: three of four; the fourth drops out before the round.
+    for name in ("alice", "bob", "carol"):
+        status, checked, _ = api.post(
+            f"{base}/checkins", {"player": world.players[name].pk}, token=world.tokens[name]
+        )
+        assert status == 201 and checked["round_number"] == 1
+    status, dropped, _ = api.post(
+        f"{base}/drops", {"player": world.players["dave"].pk}, token=world.tokens["dave"]
+    )
+    assert status == 200 and dropped["dropped_after"] == 0
+    assert (
+        api.post(
+            f"{base}/checkins", {"player": world.players["dave"].pk}, token=world.tokens["dave"]
+        )[0]
+        == 422
+    )
+    assert api.get(f"{base}/checkins?round=1")[1]["count"] == 3
+    # Only the organiser seats a round; tables of 2 seat four players... three: one bye.
+    assert api.post(f"{base}/rounds", {}, token=world.tokens["alice"])[0] == 403
+    status, round_, response = api.post(f"{base}/rounds", {}, token=world.tokens["org"])
+    assert status == 201 and round_["status"] == "seated"
+    assert response["Location"] == f"{base}/rounds/1"
+    seated = [s["player"] for t in round_["tables"] for s in t["seats"]]
+    assert len(seated) == 2 and len(round_["byes"]) == 1
+    bye, first = round_["byes"][0], seated[0]
+    status, swapped, _ = api.post(
+        f"{base}/rounds/1/swaps", {"players": [bye, first]}, token=world.tokens["org"]
+    )
+    assert status == 200 and swapped["byes"] == [first]
+    assert api.post(f"{base}/rounds/1/swaps", {"players": [1]}, token=world.tokens["org"])[0] == 400
+    status, begun, _ = api.post(f"{base}/rounds/1/begin", token=world.tokens["org"])
+    assert status == 200 and begun["status"] == "playing"
+    assert api.post(f"{base}/rounds/1/begin", token=world.tokens["org"])[0] == 422
+    assert api.get(f"{base}/rounds/9")[0] == 404
+    listed = api.get(f"{base}/rounds")[1]
+    assert listed["count"] == 1 and listed["results"][0]["tables"][0]["status"] == "playing"
+    # The table and its series.
+    table_id = begun["tables"][0]["id"]
+    table = api.get(f"/api/v1/tables/{table_id}")[1]
+    assert table["tournament"] == tid and table["round"] == 1 and len(table["games"]) == 1
+    # Play the table's series to its end (through the service: the API acts elsewhere).
+    rng = random.Random(8)
+    for _ in range(50):
+        running = Game.objects.filter(table_id=table_id, status="running").first()
+        if running is None:
+            break
+        play(running, rng)
+    table = api.get(f"/api/v1/tables/{table_id}")[1]
+    assert table["status"] == "finished" and table["placings"]
+    assert all(g["status"] == "over" and g["seed"] for g in table["games"])
+    standings = api.get(f"{base}/standings")[1]["results"]
+    assert [s["rank"] for s in standings][0] == 1 and {s["points"] for s in standings} >= {"1/2"}
+    by_player = {s["player"]: s for s in standings}
+    assert by_player[world.players["dave"].pk]["dropped"] is True
+    assert by_player[first]["byes"] == 1
+    assert api.get(f"{base}")[1]["status"] == "finished"
+    ratings = api.get(f"/api/v1/ratings?club={world.club.pk}&game=old_maid")[1]["results"]
+    assert len(ratings) == 2 and ratings[0]["rank"] == 1
+    assert ratings[0]["display"] > ratings[1]["display"]
+    assert api.get("/api/v1/ratings?game=old_maid")[0] == 400
+    assert api.get(f"/api/v1/ratings?club={world.club.pk}&game=chess")[0] == 400
+    assert api.get("/api/v1/ratings?club=999999&game=old_maid")[0] == 404
+    assert Tournament.objects.get(pk=tid).status == "finished"
+    assert Registration.objects.filter(tournament_id=tid).count() == 4
+    assert CheckIn.objects.filter(tournament_id=tid).count() == 3
+    assert Round.objects.get(tournament_id=tid).status == "finished"
+
+
+def test_start_round_takes_the_organisers_constraints(world: World, api: Api) -> None:
+    status, tournament = create(api, world, rounds=1, table_min=2, table_max=2)
+    base = f"/api/v1/tournaments/{tournament['id']}"
+    for name in ("alice", "bob", "carol", "dave"):
+        api.post(
+            f"{base}/registrations", {"player": world.players[name].pk}, token=world.tokens["org"]
+        )
+    alice, bob = world.players["alice"].pk, world.players["bob"].pk
+    status, round_, _ = api.post(
+        f"{base}/rounds",
+        {"auto_check_in": True, "fixed": [{"player": alice, "table": 2}], "apart": [[alice, bob]]},
+        token=world.tokens["org"],
+    )
+    assert status == 201
+    tables = [[s["player"] for s in t["seats"]] for t in round_["tables"]]
+    assert alice in tables[1] and bob not in tables[1]
+    status, problem, _ = api.post(f"{base}/rounds", {"apart": [[alice]]}, token=world.tokens["org"])
+    assert status == 400 and problem["field"].startswith("apart")
+
+
+def test_players_of_another_club_cannot_be_registered(world: World, api: Api) -> None:
+    status, tournament = create(api, world)
+    other = make_world("elsewhere")
+    status, problem, _ = api.post(
+        f"/api/v1/tournaments/{tournament['id']}/registrations",
+        {"player": other.players["alice"].pk},
+        token=world.tokens["org"],
+    )
+    assert status == 422 and problem["field"] == "player"
+    assert api.get("/api/v1/tournaments/999999/registrations")[0] == 404

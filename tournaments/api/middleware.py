@@ -1,0 +1,59 @@
+"""Problem documents for what happens around the API's views.
+
+:class:`ApiProblemMiddleware` acts on ``/api/`` paths only:
+
+* a body announced larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is refused
+  with a 413 problem before any view reads it (and a ``Content-Length`` that is
+  not a number with a 400 problem);
+* an exception escaping a view (a bug) is logged and answered with a 500
+  problem document, also with ``DEBUG`` on, never an HTML page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+
+from tournaments.api.problems import exception_response, is_api, problem_response
+
+
+class ApiProblemMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if is_api(request):
+            refused = self._refuse_body(request)
+            if refused is not None:
+                return refused
+        return self.get_response(request)
+
+    @staticmethod
+    def _refuse_body(request: HttpRequest) -> HttpResponse | None:
+        length = request.META.get("CONTENT_LENGTH") or ""
+        if not length:
+            return None
+        try:
+            size = int(length)
+        except ValueError:
+            return problem_response(
+                "bad-request",
+                f"Content-Length {length!r} is not a number of bytes",
+                field="Content-Length",
+                request=request,
+            )
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if limit is not None and size > limit:
+            return problem_response(
+                "payload-too-large",
+                f"the body has {size} bytes; the server accepts at most {limit}",
+                request=request,
+            )
+        return None
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not is_api(request):
+            return None
+        return exception_response(request, exception)

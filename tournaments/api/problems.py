@@ -1,0 +1,444 @@
+"""Errors as RFC 9457 problem documents, for every response under ``/api/``.
+
+Every error the API gives is ``application/problem+json``::
+
+    {"type": "/api/v1/problems/illegal-action", "title": "Illegal action",
+     "status": 422, "detail": "seat 1 offers 5 cards: choose a position from 0 to 4, not 7",
+     "field": "action.index", "instance": "/api/v1/games/12/actions"}
+
+``type`` names the kind of problem (a relative URI answered by
+``GET /api/v1/problems/<slug>``), ``title`` is that kind's fixed summary,
+``detail`` says what is wrong this time and how to fix it, ``field`` names the
+input at fault (``null`` when no single field is) and ``instance`` is the
+request path.  Some kinds add members: a conflict has ``current_sequence``,
+a validation error ``errors`` (every field's messages), a throttled request
+``retry_after``.
+
+:func:`exception_handler` is DRF's ``EXCEPTION_HANDLER``; the Django handlers
+(:func:`not_found`, :func:`server_error`, ...) and
+:class:`~tournaments.api.middleware.ApiProblemMiddleware` cover what never
+reaches a DRF view (unknown URLs, crashes, oversized bodies).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
+from django.http import Http404, HttpRequest, HttpResponse
+from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework import exceptions, status
+
+from engine.contract import IllegalAction
+from engine.fairness import FairnessError
+from engine.record import RecordError
+from events.store import Conflict, IdempotencyKeyReused
+from tournaments.games import GameNotOver
+from tournaments.services import ServiceError
+
+logger = logging.getLogger("parlour.api")
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+#: Where problem types live: ``type`` is this followed by the slug.
+TYPE_PREFIX = "/api/v1/problems/"
+
+
+@dataclass(frozen=True)
+class ProblemType:
+    """One kind of problem: its slug (the end of its ``type``), title, status and meaning."""
+
+    slug: str
+    title: str
+    status: int
+    description: str
+
+    @property
+    def uri(self) -> str:
+        return TYPE_PREFIX + self.slug
+
+
+_TYPES = [
+    ProblemType(
+        "bad-request",
+        "Bad request",
+        400,
+        "The request cannot be read (for example malformed JSON).",
+    ),
+    ProblemType(
+        "invalid", "Invalid input", 400, "A field is missing or has a value of the wrong shape."
+    ),
+    ProblemType(
+        "unauthenticated",
+        "Authentication needed",
+        401,
+        "Send 'Authorization: Bearer <key>' with a valid, unrevoked token (or log in).",
+    ),
+    ProblemType(
+        "forbidden", "Forbidden", 403, "You may see this, but not do this (not your seat or club)."
+    ),
+    ProblemType("not-found", "Not found", 404, "There is no such resource, or you may not see it."),
+    ProblemType(
+        "method-not-allowed", "Method not allowed", 405, "The resource does not take this method."
+    ),
+    ProblemType("not-acceptable", "Not acceptable", 406, "The API answers application/json only."),
+    ProblemType(
+        "conflict",
+        "Sequence conflict",
+        409,
+        "The game moved on since the sequence you sent: fetch the view at current_sequence,"
+        " decide again and send the new sequence.",
+    ),
+    ProblemType(
+        "game-not-over",
+        "Game not over",
+        409,
+        "What you asked for (the record, the deck, the seed) is shown once the game is over.",
+    ),
+    ProblemType(
+        "payload-too-large",
+        "Request body too large",
+        413,
+        "The body is larger than the server accepts (PARLOUR_MAX_BODY_BYTES).",
+    ),
+    ProblemType(
+        "unsupported-media-type",
+        "Unsupported media type",
+        415,
+        "Send JSON bodies with 'Content-Type: application/json'.",
+    ),
+    ProblemType(
+        "illegal-action",
+        "Illegal action",
+        422,
+        "The rules do not allow this action now; detail gives the engine's reason.",
+    ),
+    ProblemType(
+        "idempotency-key-reused",
+        "Idempotency key reused",
+        422,
+        "This Idempotency-Key was used for another command in this game: use a fresh key"
+        " for each new command, the same key only to retry the same command.",
+    ),
+    ProblemType(
+        "refused",
+        "Refused",
+        422,
+        "The tournament rules do not allow this now; detail says why and what to do.",
+    ),
+    ProblemType(
+        "invalid-record",
+        "Invalid record",
+        422,
+        "The record does not hold: detail names the first fault (and move_index the move).",
+    ),
+    ProblemType(
+        "throttled",
+        "Too many requests",
+        429,
+        "Slow down: wait retry_after seconds (the Retry-After header) before trying again.",
+    ),
+    ProblemType(
+        "server-error",
+        "Server error",
+        500,
+        "Something went wrong on our side; nothing you sent was at fault.",
+    ),
+]
+PROBLEM_TYPES: dict[str, ProblemType] = {t.slug: t for t in _TYPES}
+
+
+def problem_body(
+    slug: str,
+    detail: str,
+    *,
+    field: str | None = None,
+    status_code: int | None = None,
+    instance: str | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The problem document of kind ``slug`` (``status_code`` overrides the kind's status)."""
+    kind = PROBLEM_TYPES[slug]
+    body: dict[str, Any] = {
+        "type": kind.uri,
+        "title": kind.title,
+        "status": status_code or kind.status,
+        "detail": detail,
+        "field": field,
+    }
+    if instance is not None:
+        body["instance"] = instance
+    if extra:
+        body.update(extra)
+    return body
+
+
+def problem_response(
+    slug: str,
+    detail: str,
+    *,
+    field: str | None = None,
+    status_code: int | None = None,
+    request: HttpRequest | None = None,
+    extra: Mapping[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> HttpResponse:
+    """An ``application/problem+json`` response (a plain Django response: no renderer needed)."""
+    body = problem_body(
+        slug,
+        detail,
+        field=field,
+        status_code=status_code,
+        instance=request.path if request is not None else None,
+        extra=extra,
+    )
+    response = HttpResponse(
+        json.dumps(body, ensure_ascii=False),
+        status=body["status"],
+        content_type=PROBLEM_CONTENT_TYPE,
+    )
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+# -- API exceptions the views raise ----------------------------------------------------------------
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "the request body is too large"
+    default_code = "payload_too_large"
+
+
+class Refused(exceptions.APIException):
+    """A use case refused (422), with the field at fault."""
+
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+    default_code = "refused"
+
+    def __init__(self, detail: str, field: str | None = None, slug: str = "refused") -> None:
+        super().__init__(detail)
+        self.field = field
+        self.slug = slug
+
+
+class Forbidden(exceptions.PermissionDenied):
+    """403 with the field at fault."""
+
+    def __init__(self, detail: str, field: str | None = None) -> None:
+        super().__init__(detail)
+        self.field = field
+
+
+# -- the DRF exception handler ---------------------------------------------------------------------
+
+_DRF_SLUGS: dict[type[exceptions.APIException], str] = {
+    exceptions.ParseError: "bad-request",
+    exceptions.ValidationError: "invalid",
+    exceptions.AuthenticationFailed: "unauthenticated",
+    exceptions.NotAuthenticated: "unauthenticated",
+    exceptions.PermissionDenied: "forbidden",
+    exceptions.NotFound: "not-found",
+    exceptions.MethodNotAllowed: "method-not-allowed",
+    exceptions.NotAcceptable: "not-acceptable",
+    exceptions.UnsupportedMediaType: "unsupported-media-type",
+    exceptions.Throttled: "throttled",
+    PayloadTooLarge: "payload-too-large",
+}
+
+
+def _flatten(errors: Any, prefix: str = "") -> list[dict[str, str]]:
+    """DRF's nested validation errors as ``[{"field": "a.b", "detail": "..."}]``."""
+    found: list[dict[str, str]] = []
+    if isinstance(errors, Mapping):
+        for key, value in errors.items():
+            name = "" if key in ("non_field_errors", "__all__") else str(key)
+            found += _flatten(value, f"{prefix}.{name}" if prefix and name else prefix or name)
+    elif isinstance(errors, list):
+        for index, value in enumerate(errors):
+            if isinstance(value, Mapping | list):
+                found += _flatten(value, f"{prefix}.{index}" if prefix else str(index))
+            else:
+                found.append({"field": prefix, "detail": str(value)})
+    else:
+        found.append({"field": prefix, "detail": str(errors)})
+    return found
+
+
+def _action_field(field: str | None) -> str | None:
+    """The engine's field at fault, as the request body names it."""
+    if field is None:
+        return None
+    return field if field in ("seat", "expected_sequence") else f"action.{field}"
+
+
+def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpResponse | None:
+    """DRF's exception handler: every known error becomes a problem document.
+
+    Unknown exceptions return ``None``: DRF re-raises them and the middleware
+    answers a logged 500 problem.
+    """
+    request = context.get("request")
+    django_request: HttpRequest | None = getattr(request, "_request", request)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(str(exc) or None)
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or None)
+
+    def answer(slug: str, detail: str, **kwargs: Any) -> HttpResponse:
+        return problem_response(slug, detail, request=django_request, **kwargs)
+
+    if isinstance(exc, Conflict):
+        return answer(
+            "conflict",
+            f"the game is at sequence {exc.current_sequence}, not {exc.expected}: fetch it,"
+            " decide again and send expected_sequence "
+            f"{exc.current_sequence}",
+            field="expected_sequence",
+            extra={"current_sequence": exc.current_sequence, "expected_sequence": exc.expected},
+        )
+    if isinstance(exc, IdempotencyKeyReused):
+        return answer(
+            "idempotency-key-reused",
+            "this Idempotency-Key was already used in this game for another command:"
+            " send a new key with a new command",
+            field="Idempotency-Key",
+        )
+    if isinstance(exc, IllegalAction):
+        return answer("illegal-action", exc.reason, field=_action_field(exc.field))
+    if isinstance(exc, GameNotOver):
+        return answer("game-not-over", str(exc))
+    if isinstance(exc, RecordError):
+        return answer(
+            "invalid-record",
+            str(exc),
+            field=exc.field,
+            extra={"move_index": exc.index},
+        )
+    if isinstance(exc, FairnessError):
+        return answer("invalid-record", str(exc), field="shuffle", extra={"move_index": None})
+    if isinstance(exc, Refused):
+        return answer(exc.slug, str(exc.detail), field=exc.field)
+    if isinstance(exc, ServiceError):
+        return answer("refused", exc.message, field=exc.field)
+    if isinstance(exc, exceptions.APIException):
+        slug = next(
+            (s for cls, s in _DRF_SLUGS.items() if isinstance(exc, cls)),
+            "bad-request" if exc.status_code < 500 else "server-error",
+        )
+        headers: dict[str, str] = {}
+        extra: dict[str, Any] = {}
+        auth_header = getattr(exc, "auth_header", None)
+        if auth_header:
+            headers["WWW-Authenticate"] = auth_header
+        if isinstance(exc, exceptions.Throttled):
+            wait = int(exc.wait) if exc.wait is not None else 1
+            headers["Retry-After"] = str(max(wait, 1))
+            extra["retry_after"] = max(wait, 1)
+            detail = f"too many requests: try again in {max(wait, 1)} second(s)"
+            return answer(slug, detail, headers=headers, extra=extra)
+        if isinstance(exc, exceptions.ValidationError):
+            errors = _flatten(exc.detail)
+            first = errors[0] if errors else {"field": "", "detail": "invalid input"}
+            field = first["field"] or None
+            detail = f"{first['field']}: {first['detail']}" if field else first["detail"]
+            return answer(slug, detail, field=field, extra={"errors": errors})
+        if isinstance(exc, exceptions.MethodNotAllowed):
+            view = context.get("view")
+            if view is not None:
+                headers["Allow"] = ", ".join(view.allowed_methods)
+        field = getattr(exc, "field", None)
+        return answer(
+            slug,
+            _text(exc.detail),
+            field=field,
+            status_code=exc.status_code,
+            headers=headers,
+        )
+    return None
+
+
+def _text(detail: Any) -> str:
+    if isinstance(detail, list | tuple):
+        return "; ".join(_text(d) for d in detail)
+    if isinstance(detail, Mapping):
+        return "; ".join(f"{k}: {_text(v)}" for k, v in detail.items())
+    return str(detail)
+
+
+# -- Django handlers for what never reaches a DRF view ---------------------------------------------
+
+
+def is_api(request: HttpRequest) -> bool:
+    """Whether ``request`` is for the API (its errors are problem documents)."""
+    return request.path.startswith("/api/") or request.path == "/api"
+
+
+def not_found_response(request: HttpRequest) -> HttpResponse:
+    return problem_response(
+        "not-found",
+        f"there is no resource at {request.path}: see /api/v1/docs for the API's URLs",
+        request=request,
+    )
+
+
+def server_error_response(request: HttpRequest) -> HttpResponse:
+    return problem_response(
+        "server-error",
+        "the server failed to answer this request; it has been logged",
+        request=request,
+    )
+
+
+def exception_response(request: HttpRequest, exc: Exception) -> HttpResponse:
+    """The problem document for an exception raised outside DRF's handling (middleware)."""
+    if isinstance(exc, RequestDataTooBig):
+        return problem_response(
+            "payload-too-large",
+            "the request body is larger than the server accepts",
+            request=request,
+        )
+    if isinstance(exc, SuspiciousOperation):
+        return problem_response("bad-request", "the request cannot be accepted", request=request)
+    if isinstance(exc, Http404):
+        return not_found_response(request)
+    if isinstance(exc, PermissionDenied):
+        return problem_response("forbidden", str(exc) or "forbidden", request=request)
+    logger.error("API request %s %s failed", request.method, request.path, exc_info=exc)
+    return server_error_response(request)
+
+
+def handler400(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """Django's ``handler400``: a problem document under ``/api/``, Django's page elsewhere."""
+    if is_api(request):
+        return problem_response("bad-request", "the request cannot be accepted", request=request)
+    return defaults.bad_request(request, exception or SuspiciousOperation())
+
+
+def handler403(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if is_api(request):
+        return problem_response("forbidden", "forbidden", request=request)
+    return defaults.permission_denied(request, exception or PermissionDenied())
+
+
+def handler404(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if is_api(request):
+        return not_found_response(request)
+    return defaults.page_not_found(request, exception)
+
+
+def handler500(request: HttpRequest) -> HttpResponse:
+    if is_api(request):
+        return server_error_response(request)
+    return defaults.server_error(request)
+
+
+@csrf_exempt
+def api_not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """The catch-all view of ``/api/``: unknown URLs are 404 problems even with DEBUG on."""
+    return not_found_response(request)

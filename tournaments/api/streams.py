@@ -1,0 +1,269 @@
+"""Live streams as Server-Sent Events: one per game, one per tournament.
+
+A stream polls the event store (every ``PARLOUR_STREAM_POLL_SECONDS``) and
+sends each new event as::
+
+    id: <sequence (game) or global position "tx.id" (tournament)>
+    event: <dealt | move>
+    data: <the event as GET /games/{id}/events shows it to the caller>
+
+redacted for the caller exactly like the events endpoint (it calls the same
+:func:`tournaments.games.game_events`).  A client that reconnects with
+``Last-Event-ID`` (browsers' ``EventSource`` do it by themselves) or
+``?last_event_id=`` goes on after that event.  A stream ends after a bounded
+time (``?timeout=`` seconds, at most ``PARLOUR_STREAM_SECONDS``) — reconnect to
+go on — or with an ``end`` event when its game (tournament) is over.  A
+comment line keeps idle connections open.
+
+The same feed runs as a plain generator under WSGI (``runserver``, gunicorn
+sync workers) and as an async generator under ASGI (uvicorn workers): Django
+would otherwise buffer the whole stream before sending it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, Protocol
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpRequest, StreamingHttpResponse
+
+from events.models import Event
+from events.store import Position, read_all
+from tournaments.api.permissions import game_club_id, organised_club_ids, seat_of
+from tournaments.games import Viewer, game_events, stream_name
+from tournaments.models import Game, Tournament
+
+#: Seconds between keep-alive comments on an idle stream.
+HEARTBEAT_SECONDS = 15.0
+#: Events read from the store per query while catching up.
+BATCH = 500
+#: What a browser waits before reconnecting, in milliseconds.
+RETRY_MS = 1000
+
+
+def frame(data: Any, *, event_id: str | None = None, event: str | None = None) -> bytes:
+    """One Server-Sent Event."""
+    lines = []
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    if event is not None:
+        lines.append(f"event: {event}")
+    lines.append("data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+    return ("\n".join(lines) + "\n\n").encode("utf-8")
+
+
+def comment(text: str) -> bytes:
+    return f": {text}\n\n".encode()
+
+
+class Feed(Protocol):
+    def start(self) -> list[bytes]: ...
+
+    def poll(self) -> tuple[list[bytes], bool]:
+        """New frames, and whether the stream is finished."""
+        ...
+
+
+class GameFeed:
+    """The events of one game after ``after`` (a sequence), for ``viewer``."""
+
+    def __init__(self, game_id: int, viewer: Viewer, after: int) -> None:
+        self.game_id = game_id
+        self.viewer = viewer
+        self.after = after
+
+    def start(self) -> list[bytes]:
+        return [f"retry: {RETRY_MS}\n\n".encode()]
+
+    def poll(self) -> tuple[list[bytes], bool]:
+        game = Game.objects.filter(pk=self.game_id).first()
+        if game is None:
+            return [], True
+        frames: list[bytes] = []
+        if game.sequence > self.after:
+            for shown in game_events(game, self.viewer, from_sequence=self.after + 1):
+                frames.append(frame(shown, event_id=str(shown["sequence"]), event=shown["type"]))
+                self.after = shown["sequence"]
+        if game.is_over and self.after >= game.sequence:
+            frames.append(
+                frame(
+                    {"game_id": game.pk, "status": game.status, "sequence": game.sequence},
+                    event="end",
+                )
+            )
+            return frames, True
+        return frames, False
+
+
+class TournamentFeed:
+    """The events of a tournament's games after a global position, each game's redacted for the
+    caller (their seat in games where they sit, a spectator's view elsewhere)."""
+
+    def __init__(self, tournament_id: int, user: Any, after: Position | None) -> None:
+        self.tournament_id = tournament_id
+        self.user = user
+        self.after = after
+        self.viewers: dict[int, Viewer] = {}
+        #: The last sequence sent (or passed on resuming) per game stream.
+        self.sent: dict[str, int] = {}
+
+    def start(self) -> list[bytes]:
+        return [f"retry: {RETRY_MS}\n\n".encode()]
+
+    def _games(self) -> dict[str, Game]:
+        games = Game.objects.filter(table__round__tournament_id=self.tournament_id)
+        return {g.stream: g for g in games}
+
+    def _viewer(self, game: Game) -> Viewer:
+        if game.pk not in self.viewers:
+            seat = seat_of(self.user, game)
+            if seat is not None:
+                self.viewers[game.pk] = seat
+            else:
+                clubs = organised_club_ids(self.user)
+                club = game_club_id(game)
+                organiser = clubs is None or (club is not None and club in clubs)
+                self.viewers[game.pk] = "organiser" if organiser else None
+        return self.viewers[game.pk]
+
+    def _first_position(self, streams: list[str]) -> Position | None:
+        """Just before the first event of the tournament's games (no need to read earlier)."""
+        first = (
+            Event.objects.filter(stream__in=streams, sequence=1)
+            .order_by("tx", "id")
+            .values_list("tx", "id")
+            .first()
+        )
+        return None if first is None else Position(int(first[0]), int(first[1]) - 1)
+
+    def poll(self) -> tuple[list[bytes], bool]:
+        games = self._games()
+        if self.after is None:
+            if not games:
+                return [], self._finished()
+            self.after = self._first_position(sorted(games))
+            if self.after is None:
+                return [], False
+        frames: list[bytes] = []
+        while True:
+            batch = read_all(self.after, limit=BATCH)
+            wanted = [e for e in batch if e.stream in games]
+            by_stream: dict[str, list[Any]] = {}
+            for event in wanted:
+                by_stream.setdefault(event.stream, []).append(event)
+            shown: dict[tuple[str, int], dict[str, Any]] = {}
+            for stream, events in by_stream.items():
+                game = games[stream]
+                sequences = {e.sequence for e in events}
+                for item in game_events(game, self._viewer(game), from_sequence=min(sequences)):
+                    if item["sequence"] in sequences:
+                        shown[(stream, item["sequence"])] = item
+            for event in wanted:
+                game = games[event.stream]
+                data = {"game_id": game.pk, "position": str(event.position)}
+                data.update(shown[(event.stream, event.sequence)])
+                frames.append(frame(data, event_id=str(event.position), event=event.type))
+            for event in batch:
+                if event.stream in games:
+                    self.sent[event.stream] = event.sequence
+            if batch:
+                self.after = batch[-1].position
+            if len(batch) < BATCH:
+                break
+        if not frames and self._finished() and self._caught_up(games):
+            frames.append(
+                frame({"tournament_id": self.tournament_id, "status": "finished"}, event="end")
+            )
+            return frames, True
+        return frames, False
+
+    def _finished(self) -> bool:
+        return Tournament.objects.filter(
+            pk=self.tournament_id, status=Tournament.Status.FINISHED
+        ).exists()
+
+    def _caught_up(self, games: dict[str, Game]) -> bool:
+        """Every game over and its last event passed: sent, or at or before the position a
+        client resumed from."""
+        if not all(g.is_over for g in games.values()) or self.after is None:
+            return False
+        for stream, game in games.items():
+            if self.sent.get(stream, 0) >= game.sequence:
+                continue
+            final = (
+                Event.objects.filter(stream=stream, sequence=game.sequence)
+                .values_list("tx", "id")
+                .first()
+            )
+            if final is None or Position(int(final[0]), int(final[1])) > self.after:
+                return False
+        return True
+
+
+def stream_response(request: HttpRequest, feed: Feed, timeout: float) -> StreamingHttpResponse:
+    """The streaming response for ``feed``: an async generator under ASGI, a plain one else."""
+    poll = float(settings.PARLOUR_STREAM_POLL_SECONDS)
+    content: Iterator[bytes] | AsyncIterator[bytes]
+    if isinstance(request, ASGIRequest):
+        content = _async_frames(feed, timeout, poll)
+    else:
+        content = _sync_frames(feed, timeout, poll)
+    response = StreamingHttpResponse(content, content_type="text/event-stream; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
+    return response
+
+
+def _sync_frames(feed: Feed, timeout: float, poll: float) -> Iterator[bytes]:
+    deadline = time.monotonic() + timeout
+    quiet_since = time.monotonic()
+    # The database connection is the request's: Django closes it when the response
+    # is closed (request_finished), after the last frame.
+    yield from feed.start()
+    while True:
+        frames, done = feed.poll()
+        if frames:
+            quiet_since = time.monotonic()
+            yield from frames
+        if done:
+            return
+        now = time.monotonic()
+        if now >= deadline:
+            yield comment("time is up: reconnect with Last-Event-ID to go on")
+            return
+        if now - quiet_since >= HEARTBEAT_SECONDS:
+            quiet_since = now
+            yield comment("keep-alive")
+        time.sleep(min(poll, max(deadline - now, 0.0)))
+
+
+async def _async_frames(feed: Feed, timeout: float, poll: float) -> AsyncIterator[bytes]:
+    deadline = time.monotonic() + timeout
+    quiet_since = time.monotonic()
+    for chunk in await sync_to_async(feed.start)():
+        yield chunk
+    while True:
+        frames, done = await sync_to_async(feed.poll)()
+        if frames:
+            quiet_since = time.monotonic()
+            for chunk in frames:
+                yield chunk
+        if done:
+            return
+        now = time.monotonic()
+        if now >= deadline:
+            yield comment("time is up: reconnect with Last-Event-ID to go on")
+            return
+        if now - quiet_since >= HEARTBEAT_SECONDS:
+            quiet_since = now
+            yield comment("keep-alive")
+        await asyncio.sleep(min(poll, max(deadline - now, 0.0)))
+
+
+__all__ = ["GameFeed", "TournamentFeed", "frame", "stream_name", "stream_response"]
