@@ -12,10 +12,23 @@ import sys
 import time
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> int:
+    # Ctrl-C and a plain `kill` both stop the two children in order (a shell
+    # may start us with SIGINT ignored, so the handlers are set explicitly).
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
     port = os.environ.get("PORT", "8000")
     python = sys.executable
-    web = subprocess.Popen([python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"])
+    # The children get a session of their own, so Ctrl-C reaches only this
+    # process, which then stops both in order (and exits 0).
+    web = subprocess.Popen(
+        [python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+        start_new_session=True,
+    )
     worker = subprocess.Popen(
         [
             python,
@@ -27,7 +40,8 @@ def main() -> int:
             "--beat",
             "--loglevel=warning",
             "--concurrency=2",
-        ]
+        ],
+        start_new_session=True,
     )
     print(f"\n  Parlour is running at http://127.0.0.1:{port}/  (Ctrl-C stops it)\n", flush=True)
     children = [web, worker]
