@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     # The REST API (tournaments/api, see the "REST API" section below).
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "corsheaders",
 ]
 
@@ -251,6 +252,10 @@ SPECTACULAR_SETTINGS = {
     " rounds, tables, games, events, records, standings and ratings. See docs/api.md.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The docs page's scripts are served from our own static files, not a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
