@@ -83,7 +83,14 @@ TEMPLATES = [
 
 def _database(url: str) -> dict[str, object]:
     try:
-        config: dict[str, object] = dict(dj_database_url.parse(url, conn_max_age=60))
+        # No persistent connections by default: under ASGI (what docker-compose
+        # serves) each request's sync code runs in a thread of its own, so a
+        # kept connection is never reused and N concurrent requests would leave
+        # N connections open (tests/fuzz/test_asgi_database_connections.py).
+        # Under a WSGI server with a fixed set of threads a positive value is safe.
+        config: dict[str, object] = dict(
+            dj_database_url.parse(url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0))
+        )
     except ValueError as error:
         raise ConfigError(
             f"DATABASE_URL={url!r} is not usable ({error}); use sqlite:///path or"

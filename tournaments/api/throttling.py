@@ -14,6 +14,7 @@ proxy set ``PARLOUR_NUM_PROXIES`` so the address is the client's, not the proxy'
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from rest_framework.request import Request
@@ -22,8 +23,20 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from tournaments.models import ApiToken
 
+log = logging.getLogger(__name__)
+
 
 class _Throttle(SimpleRateThrottle):
+    def allow_request(self, request: Request, view: Any) -> bool:
+        # The counts live in the cache (Redis in production).  A cache outage
+        # must not become an API outage: nothing else a request does needs the
+        # cache, so while it is down the throttles let requests through.
+        try:
+            return bool(super().allow_request(request, view))
+        except Exception:  # the cache backend's own errors (redis.ConnectionError, …)
+            log.warning("throttle %s: the cache does not answer; request allowed", self.scope)
+            return True
+
     def get_rate(self) -> str | None:
         # Read the settings now, not at import, so a changed setting takes effect.
         rates: dict[str, str | None] = api_settings.DEFAULT_THROTTLE_RATES

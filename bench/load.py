@@ -1,0 +1,439 @@
+"""HTTP load on the real stack: many games at once through the API, and where the time goes.
+
+    .venv/bin/python bench/load.py [--quick] [--levels 1,8,32,128] [--seconds 20]
+                                   [--server wsgi|asgi] [--web-workers 3] [--celery 2]
+                                   [--people 1] [--bots 1]
+
+Makes its own database ``parlour_load`` on the local PostgreSQL (``--url``; dropped
+at the end unless ``--keep``), uses Redis databases 8 (cache, throttle counts) and 9
+(Celery broker), which it flushes, and starts:
+
+* the web server: ``gunicorn parlour.wsgi:application -k gthread --workers N --threads T``
+  (``--server asgi``: ``parlour.asgi`` with uvicorn workers, as docker-compose runs it;
+  at 32 and more players it runs PostgreSQL out of connections, see
+  docs/operations.md, so it is not the default on a shared machine);
+* ``celery -A parlour worker --beat --concurrency=C``, which plays the bot seats.
+
+For each level (1, 8, 32, 128 concurrent players) it sets up, with Django code, a
+one-round Old Maid tournament of that many tables, each a person and a heuristic
+bot (``--people``, ``--bots``: other tables, e.g. ``--people 2 --bots 0`` for two
+people and no worker on the path), each person with a login and an API token; then
+each person is an asyncio task on one ``httpx.AsyncClient`` that plays its seat as a
+client would: ``GET`` the game; when its seat is waited for, ``POST`` a random legal
+action with the sequence it saw and a fresh ``Idempotency-Key``; otherwise poll again
+after ``--poll`` seconds (doubling up to 8 x while nothing changes); when a game
+ends, find the table's next game.  A bot's move is played by the worker after the
+commit before it.  After ``--warmup`` seconds the run is measured for
+``--seconds``: accepted actions per second (the people's POSTs; bot moves counted
+apart), the latency of the POSTs and of the GETs (median, 99th percentile),
+conflicts (another seat moved first), errors, and the CPU each part used (and what
+the rest of the machine used meanwhile).
+
+Then the action path is profiled in this process: ``--profile-requests`` POSTs
+through Django's test client (the whole Django/DRF stack, without the socket)
+under cProfile, the time split per layer: HTTP/Django/DRF machinery, token
+authentication, throttles, the game-access checks, the service (load/fold, the
+engine's decide, the store append, the projection, the commit, after-commit
+signal and Celery publish) and the response view.
+
+Everything stops at the end; a table is printed. docs/benchmarks.md ("HTTP load")
+records the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import random
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # before bench/, whose engine.py would shadow the package
+
+from bench.faults.stack import (  # noqa: E402
+    Stack,
+    choose_action,
+    latency_line,
+    percentile,
+    person_tables,
+    run_players,
+)
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def group_cpu(pgid: int | None) -> float:
+    """CPU seconds (user + system) used so far by the processes of group ``pgid``."""
+    if pgid is None:
+        return 0.0
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            # utime, stime and the same of reaped children (gunicorn restarts, pool workers)
+            total += sum(int(x) for x in fields[11:15])
+    return total / TICKS
+
+
+def postgres_cpu() -> float:
+    """CPU seconds used so far by every PostgreSQL process (shared with anything else),
+    backends that exited included (in the postmaster's children's times)."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if not (entry / "comm").read_text().startswith("postgres"):
+                continue
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # The postmaster's cutime/cstime hold what its exited backends used.
+        total += sum(int(x) for x in fields[11:15])
+    return total / TICKS
+
+
+def machine_busy() -> float:
+    """CPU seconds the whole machine has been busy (every process, every core)."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    ticks = [int(x) for x in fields]
+    idle = ticks[3] + ticks[4]  # idle, iowait
+    return (sum(ticks[:8]) - idle) / TICKS
+
+
+def events_between(start: datetime, end: datetime, tournament: int) -> dict[str, int]:
+    """Events of ``tournament``'s games recorded in [start, end], by cause kind."""
+    from django.db import connection
+
+    from tournaments.models import Game
+
+    streams = [g.stream for g in Game.objects.filter(table__round__tournament_id=tournament)]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT cause_kind, COUNT(*) FROM events_event WHERE stream = ANY(%s)"
+            " AND recorded_at BETWEEN %s AND %s GROUP BY cause_kind",
+            [streams, start, end],
+        )
+        return {kind: count for kind, count in cursor.fetchall()}
+
+
+# -- the profile -----------------------------------------------------------------------------------
+
+
+class LayerClock:
+    """Exclusive time per layer of the action path: each wrapped function's own time, less
+    the time spent in wrapped functions it called (so nothing is counted twice)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.stack: list[list[float]] = []
+        self.undo: list[tuple[Any, str, Any]] = []
+
+    def wrap(self, owner: Any, name: str, label: str) -> None:
+        original = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
+        clock = self
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            clock.stack.append([time.perf_counter(), 0.0])
+            try:
+                return original(*args, **kwargs)
+            finally:
+                began, inner = clock.stack.pop()
+                elapsed = time.perf_counter() - began
+                clock.seconds[label] = clock.seconds.get(label, 0.0) + elapsed - inner
+                if clock.stack:
+                    clock.stack[-1][1] += elapsed
+
+        setattr(owner, name, timed)
+        self.undo.append((owner, name, original))
+
+    def restore(self) -> None:
+        for owner, name, original in reversed(self.undo):
+            setattr(owner, name, original)
+        self.undo.clear()
+
+
+def layer_clock() -> LayerClock:
+    """Wrap the functions that mark each layer of the action path."""
+    from django.db.backends.base.base import BaseDatabaseWrapper
+    from rest_framework.renderers import JSONRenderer
+    from rest_framework.views import APIView
+
+    from engine.contract import Game as Engine
+    from engine.registry import all_games
+    from events import store
+    from tournaments import games
+    from tournaments.api import views
+    from tournaments.api.authentication import BearerTokenAuthentication
+
+    clock = LayerClock()
+    clock.wrap(BearerTokenAuthentication, "authenticate", "token authentication")
+    clock.wrap(APIView, "check_throttles", "throttles (counts in the Redis cache)")
+    clock.wrap(views, "game_access", "game access (game row, seat, club)")
+    clock.wrap(games, "submit_action", "service: the rest (game row, key lookup)")
+    clock.wrap(games, "_load", "service: load + fold")
+    clock.wrap(Engine, "decide", "service: engine decide (+ chance)")
+    clock.wrap(Engine, "resolve", "service: engine decide (+ chance)")
+    for engine in all_games():
+        if "resolve" in type(engine).__dict__:
+            clock.wrap(type(engine), "resolve", "service: engine decide (+ chance)")
+    clock.wrap(store, "append", "service: store append (INSERT)")
+    clock.wrap(games, "_after_append", "service: projection (+ series hook)")
+    clock.wrap(BaseDatabaseWrapper, "commit", "service: COMMIT")
+    clock.wrap(
+        BaseDatabaseWrapper,
+        "run_and_clear_commit_hooks",
+        "after commit: signal, Celery publish",
+    )
+    clock.wrap(views, "view_of", "response: the new view")
+    clock.wrap(JSONRenderer, "render", "response: JSON rendering")
+    return clock
+
+
+ORDER = [
+    "token authentication",
+    "throttles (counts in the Redis cache)",
+    "game access (game row, seat, club)",
+    "service: load + fold",
+    "service: engine decide (+ chance)",
+    "service: store append (INSERT)",
+    "service: projection (+ series hook)",
+    "service: COMMIT",
+    "service: the rest (game row, key lookup)",
+    "after commit: signal, Celery publish",
+    "response: the new view",
+    "response: JSON rendering",
+    "HTTP/Django/DRF machinery (the rest)",
+]
+
+
+def profile_actions(requests: int, tables: int) -> tuple[list[tuple[str, float, float]], float]:
+    """Time ``requests`` action POSTs in this process per layer: (label, ms/request, %).
+
+    Then profiles as many again under cProfile and prints the functions with the most
+    time of their own (the .prof file is kept for pstats or snakeviz).
+    """
+    from django.test import Client
+
+    _, seats = person_tables("prof", tables)
+    client = Client(HTTP_HOST="127.0.0.1")
+    rng = random.Random(5)
+    games = {s.table: s.game for s in seats}
+    clock = layer_clock()
+    profiler = cProfile.Profile()
+    walls: list[float] = []
+    done = 0
+    deadline = time.monotonic() + 300
+    last_progress = time.monotonic()
+    while done < 2 * requests and time.monotonic() < deadline:
+        if time.monotonic() - last_progress > 30:
+            print("the profile stopped: no action accepted for 30 s (are the bots moving?)")
+            break
+        progressed = False
+        for seat in seats:
+            auth = {"HTTP_AUTHORIZATION": f"Bearer {seat.token}"}
+            answer = client.get(f"/api/v1/games/{games[seat.table]}", **auth)
+            if answer.status_code != 200:
+                continue
+            view = answer.json()
+            if view["status"] == "over":
+                answer = client.get(f"/api/v1/tables/{seat.table}", **auth)
+                if answer.status_code == 200:
+                    found = answer.json()["games"]
+                    games[seat.table] = max(found, key=lambda g: g["game_number"])["id"]
+                continue
+            action = choose_action(view, rng) if view["seat"] in view["waiting_for"] else None
+            if action is None:
+                continue
+            body = {"action": action, "expected_sequence": view["sequence"]}
+            timing = done < requests
+            if timing:
+                clock.stack.clear()
+                clock.stack.append([time.perf_counter(), 0.0])
+            else:
+                clock.restore()
+                profiler.enable()
+            response = client.post(
+                f"/api/v1/games/{games[seat.table]}/actions",
+                body,
+                content_type="application/json",
+                HTTP_IDEMPOTENCY_KEY=f"prof-{done}-{rng.random()}",
+                **auth,
+            )
+            if timing:
+                began, inner = clock.stack.pop()
+                elapsed = time.perf_counter() - began
+                walls.append(elapsed * 1000)
+                label = ORDER[-1]
+                clock.seconds[label] = clock.seconds.get(label, 0.0) + elapsed - inner
+            else:
+                profiler.disable()
+            if response.status_code == 200:
+                done += 1
+                progressed = True
+                last_progress = time.monotonic()
+            if done >= 2 * requests:
+                break
+        if not progressed:
+            time.sleep(0.005)  # the bots' moves, in the worker
+    clock.restore()
+    timed = max(len(walls), 1)  # every timed POST, accepted or a conflict
+    total = sum(clock.seconds.values())
+    shown = [
+        (
+            label,
+            clock.seconds.get(label, 0.0) / timed * 1000,
+            clock.seconds.get(label, 0.0) / total * 100,
+        )
+        for label in ORDER
+    ]
+    path = Path(f"/tmp/parlour-load-{os.getpid()}.prof")
+    profiler.dump_stats(path)
+    print(f"cProfile of {max(done - requests, 0)} more POSTs: {path}; most time of their own:")
+    pstats.Stats(str(path)).sort_stats("tottime").print_stats(12)
+    print(f"timed POSTs in process: median {percentile(walls, 0.5):.1f} ms, {len(walls)} POSTs")
+    return shown, total / timed * 1000
+
+
+# -- main ------------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short runs: 1,8,32 for 4 s each")
+    parser.add_argument("--levels", default="1,8,32,128")
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--poll", type=float, default=0.02, help="seconds between polls")
+    parser.add_argument("--game", default="old_maid")
+    parser.add_argument("--people", type=int, default=1, help="people at each table")
+    parser.add_argument("--bots", type=int, default=1, help="bots at each table")
+    parser.add_argument(
+        "--server",
+        choices=["asgi", "wsgi"],
+        default="wsgi",
+        help="wsgi: gthread workers (default); asgi: uvicorn workers, as docker-compose runs"
+        " (runs PostgreSQL out of connections at 32+ players: docs/operations.md)",
+    )
+    parser.add_argument("--web-workers", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=8, help="gthread threads (wsgi)")
+    parser.add_argument("--celery", type=int, default=2, help="worker concurrency")
+    parser.add_argument("--profile-requests", type=int, default=300)
+    parser.add_argument("--url", default="postgres://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--keep", action="store_true", help="keep the database parlour_load")
+    parser.add_argument(
+        "--settings",
+        default="parlour.settings",
+        help="settings module of the web and worker processes (to try a change; on PYTHONPATH)",
+    )
+    args = parser.parse_args()
+    levels = [int(x) for x in args.levels.split(",")]
+    if args.quick:
+        levels = [n for n in levels if n <= 32]
+        args.seconds, args.warmup, args.profile_requests = 4.0, 1.0, 60
+
+    rows: list[dict[str, Any]] = []
+    with Stack("parlour_load", pg_url=args.url, redis_url=args.redis, keep=args.keep) as stack:
+        stack.env["DJANGO_SETTINGS_MODULE"] = args.settings
+        worker = stack.start_worker("worker", beat=True, concurrency=args.celery)
+        web = stack.start_web(args.web_workers, args.server, args.threads)
+        server = (
+            f"gunicorn {args.server} x{args.web_workers}"
+            + (f" ({args.threads} threads)" if args.server == "wsgi" else "")
+            + f", celery --concurrency={args.celery}"
+            + (f", settings {args.settings}" if args.settings != "parlour.settings" else "")
+        )
+        print(f"stack: {server}; logs in {stack.folder}")
+        for level in levels:
+            if level % args.people:
+                print(f"{level} players do not fill tables of {args.people} people: skipped")
+                continue
+            tournament, seats = person_tables(
+                f"l{level}",
+                level // args.people,
+                game=args.game,
+                people_per_table=args.people,
+                bots_per_table=args.bots,
+            )
+            pgids = {"web": web.popen.pid if web.popen else None}
+            pgids["worker"] = worker.popen.pid if worker.popen else None
+            cpu_before = {k: group_cpu(v) for k, v in pgids.items()} | {"pg": postgres_cpu()}
+            cpu_before["machine"] = machine_busy()
+            start = datetime.now(UTC)
+            record, wall, client_cpu = run_players(
+                stack.url, seats, args.seconds, poll=args.poll, warmup=args.warmup
+            )
+            end = datetime.now(UTC)
+            cpu_after = {k: group_cpu(v) for k, v in pgids.items()} | {"pg": postgres_cpu()}
+            cpu_after["machine"] = machine_busy()
+            span = (end - start).total_seconds()
+            cpu = {k: (cpu_after[k] - cpu_before[k]) / span for k in cpu_after}
+            # What the rest of the machine (other people's work) used meanwhile.
+            mine = cpu["web"] + cpu["worker"] + cpu["pg"] + client_cpu / span
+            cpu["others"] = max(cpu.pop("machine") - mine, 0.0)
+            by_cause = events_between(start, end, tournament)
+            actions = len(record.acknowledged)
+            row = {
+                "players": level,
+                "actions/s": actions / wall,
+                "bot moves/s": by_cause.get("bot", 0) / span,
+                "post median": percentile(record.post_ms, 0.5),
+                "post p99": percentile(record.post_ms, 0.99),
+                "get median": percentile(record.get_ms, 0.5),
+                "get p99": percentile(record.get_ms, 0.99),
+                "gets/s": len(record.get_ms) / wall,
+                "conflicts": record.conflicts,
+                "errors": sum(record.errors.values()),
+                "cpu": cpu | {"client": client_cpu / wall},
+            }
+            rows.append(row)
+            print(
+                f"{level:>4} players: {actions} actions in {wall:.1f} s ="
+                f" {row['actions/s']:.0f}/s (bots {row['bot moves/s']:.0f}/s);"
+                f" POST {latency_line(record.post_ms)}; GET {latency_line(record.get_ms)};"
+                f" {record.conflicts} conflicts, errors {record.errors or 0};"
+                f" CPU cores: web {cpu['web']:.2f}, worker {cpu['worker']:.2f},"
+                f" postgres {cpu['pg']:.2f}, client {client_cpu / wall:.2f};"
+                f" everything else on the machine {cpu['others']:.2f}"
+            )
+        # The profile runs in this process: stop the web server first (under ASGI it may
+        # hold many database connections, docs/operations.md), keep the worker for the bots.
+        web.stop()
+        layers, per_request = profile_actions(args.profile_requests, 8)
+
+    print()
+    print(f"HTTP load, {args.game} ({args.people} people, {args.bots} bots a table), {server}")
+    print(
+        f"{'players':>7} {'actions/s':>9} {'bots/s':>7} {'POST med':>9} {'POST p99':>9}"
+        f" {'GET med':>8} {'GET p99':>8} {'GETs/s':>7} {'409s':>5} {'errors':>6}"
+        f"  CPU cores web/worker/pg/client/others"
+    )
+    for r in rows:
+        c = r["cpu"]
+        print(
+            f"{r['players']:>7} {r['actions/s']:>9.0f} {r['bot moves/s']:>7.0f}"
+            f" {r['post median']:>7.1f}ms {r['post p99']:>7.1f}ms {r['get median']:>6.1f}ms"
+            f" {r['get p99']:>6.1f}ms {r['gets/s']:>7.0f} {r['conflicts']:>5} {r['errors']:>6}"
+            f"  {c['web']:.2f}/{c['worker']:.2f}/{c['pg']:.2f}/{c['client']:.2f}/{c['others']:.2f}"
+        )
+    print()
+    print(f"Action path, in process (cProfile), {per_request:.1f} ms per POST profiled:")
+    for label, ms, share in layers:
+        print(f"  {label:<44} {ms:>6.2f} ms {share:>5.1f} %")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
