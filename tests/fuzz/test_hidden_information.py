@@ -36,13 +36,13 @@ from tests.fuzz.conftest import Table, assert_problem, make_table
 
 CARD = re.compile(r"[2-9TJQKA][SHDC]")
 
-#: (game, seats) of the games played: each game at its smallest table and at three.
+#: (game, seats) of the games played: each game at two table sizes but Bhabhi, whose
+#: games are long (one game at four, the most hands hidden from each viewer).
 GAMES = [
     ("give_away", 2),
     ("give_away", 3),
     ("old_maid", 2),
     ("old_maid", 3),
-    ("bhabhi", 3),
     ("bhabhi", 4),
     ("give_and_take", 2),
     ("give_and_take", 3),
