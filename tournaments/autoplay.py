@@ -55,14 +55,20 @@ def _context_bots(game: Game) -> dict[int, str]:
     return seats
 
 
-def bot_seats(game: Game) -> dict[int, str]:
-    """Seats of ``game`` played by a bot, with the bot's level."""
+def bot_seats(game: Game, handed: Iterable[int] | None = None) -> dict[int, str]:
+    """Seats of ``game`` played by a bot, with the bot's level.
+
+    ``handed``: the table's seats handed to a bot (``TableSeat.autoplay``), if the
+    caller has just read them; otherwise they are read here.
+    """
     seats = _context_bots(game)
     table = table_id_of(game)
     if table is not None:
-        for seat in TableSeat.objects.filter(table_id=table, autoplay=True).values_list(
-            "seat", flat=True
-        ):
+        if handed is None:
+            handed = TableSeat.objects.filter(table_id=table, autoplay=True).values_list(
+                "seat", flat=True
+            )
+        for seat in handed:
             seats.setdefault(seat, AUTOPLAY_LEVEL)
     return seats
 

@@ -145,20 +145,20 @@ def _count_timeout(game: Game, seat: int, expected_sequence: int) -> None:
     row.save(update_fields=fields)
 
 
-def note_own_actions(game: Game) -> int:
+def note_own_actions(game: Game, counted: Iterable[int] | None = None) -> int:
     """Reset timeouts in a row of the seats of ``game``'s table whose player acted since.
 
     Called after each commit that changed the game; returns how many seats
-    were reset.
+    were reset.  ``counted``: the table's seats with timeouts in a row, if the
+    caller has just read them (each is checked again under a lock).
     """
     table = table_id_of(game)
     if table is None:
         return 0
-    counted = list(
-        TableSeat.objects.filter(table_id=table, timeouts_in_a_row__gt=0).values_list(
+    if counted is None:
+        counted = TableSeat.objects.filter(table_id=table, timeouts_in_a_row__gt=0).values_list(
             "seat", flat=True
         )
-    )
     reset = 0
     for seat in counted:
         with transaction.atomic():

@@ -25,11 +25,12 @@ of a change only after it has committed.
 
 from __future__ import annotations
 
+import copy
 import random
 import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from threading import Lock
 from typing import Any, Literal
@@ -71,7 +72,8 @@ __all__ = [
     "submit_action",
 ]
 
-#: Sent after a commit that changed a game: ``game_id`` and its new ``sequence``.
+#: Sent after a commit that changed a game: ``game_id``, its new ``sequence`` and
+#: ``game``, the game's row as that change left it (a copy: receivers may keep it).
 game_changed = Signal()
 
 #: Who looks at a game: a seat number, ``None`` for a spectator, or ``"organiser"``.
@@ -99,6 +101,9 @@ class ActionResult:
     game_id: int
     events: tuple[StoredEvent, ...]
     replayed: bool
+    #: The engine state right after the command, when it appended just now (``None``
+    #: when replayed): the caller can show the new view without folding again.
+    state: Any = field(default=None, compare=False, repr=False)
 
     @property
     def sequence(self) -> int:
@@ -459,7 +464,7 @@ def _store_new_game(
 
 
 def submit_action(
-    game_id: int,
+    game_id: Game | int,
     seat: int,
     action: Mapping[str, Any],
     *,
@@ -469,6 +474,9 @@ def submit_action(
     cause_id: str = "",
 ) -> ActionResult:
     """Make ``action`` for ``seat`` of game ``game_id``, seen at ``expected_sequence``.
+
+    ``game_id`` may be the game's row the caller has just read (it is read again
+    only if the stream has moved past it); the row then holds the new projection.
 
     Raises :class:`IllegalAction` (nothing changes), :class:`Conflict` (the game
     moved on: its ``current_sequence`` says where to) or
@@ -542,7 +550,7 @@ def apply_chance(game_id: int) -> ActionResult | None:
 
 
 def _command(
-    game_id: int,
+    game: Game | int,
     kind: str,
     seat: int,
     action: Mapping[str, Any],
@@ -560,9 +568,10 @@ def _command(
     digest = store.command_hash(
         {"command": kind, "seat": seat, "action": dict(action), "expected_sequence": expected}
     )
+    game_id = game.pk if isinstance(game, Game) else game
     try:
         return _decide_and_append(
-            game_id, kind, seat, action, expected, key, digest, cause_kind, cause_id, check
+            game, kind, seat, action, expected, key, digest, cause_kind, cause_id, check
         )
     except Conflict:
         # A retry racing its own original: the original won; answer with its outcome.
@@ -574,7 +583,7 @@ def _command(
 
 
 def _decide_and_append(
-    game_id: int,
+    game_or_id: Game | int,
     kind: str,
     seat: int,
     action: Mapping[str, Any],
@@ -586,7 +595,7 @@ def _decide_and_append(
     check: Callable[[Game], None] | None,
 ) -> ActionResult:
     with transaction.atomic():
-        game = Game.objects.get(pk=game_id)
+        game = _game(game_or_id)
         if key is not None:
             found = store.find_command(game.stream, key, digest)
             if found is not None:
@@ -630,7 +639,7 @@ def _decide_and_append(
         if appended.replayed:  # the original committed while we decided
             return ActionResult(game.pk, appended.events, True)
         _after_append(game, engine, appended.events, before)
-    return ActionResult(game.pk, appended.events, False)
+    return ActionResult(game.pk, appended.events, False, state)
 
 
 def _chance_events(engine: Engine[Any], state: Any) -> tuple[list[NewEvent], Any]:
@@ -682,9 +691,12 @@ def _after_append(
 
         game_over(game)
     game_id, last, sequence = game.pk, events[-1], events[-1].sequence
+    # The receivers get a copy of the row as this change left it, so that they need
+    # not read it again (the caller may go on changing its own instance).
+    row = copy.copy(game)
     transaction.on_commit(lambda: _cache.put(game_id, last, state))
     transaction.on_commit(
-        lambda: game_changed.send(sender=Game, game_id=game_id, sequence=sequence)
+        lambda: game_changed.send(sender=Game, game_id=game_id, sequence=sequence, game=row)
     )
 
 
@@ -699,18 +711,25 @@ def _seat_of(viewer: Viewer, seats: int) -> int | None:
     raise ValueError(f"a viewer is a seat 0..{seats - 1}, None or 'organiser', not {viewer!r}")
 
 
-def game_view(game: Game | int, viewer: Viewer) -> dict[str, Any]:
+def game_view(
+    game: Game | int, viewer: Viewer, *, after: ActionResult | None = None
+) -> dict[str, Any]:
     """The game as ``viewer`` may see it: the engine's view plus the service's facts.
 
     While the game runs a seat sees its own view, a spectator and the
     organiser the spectator's view; once it is over everyone also sees the
-    hidden cards, the deck and the shuffle's seed.
+    hidden cards, the deck and the shuffle's seed.  ``after``: the command that
+    just changed ``game`` (its row as the command left it): the view is the one
+    right after that command, shown without reading the stream again.
     """
     game = _game(game)
     seat = _seat_of(viewer, game.seats)
-    engine, state, sequence, _ = _load(game)
-    if game.sequence != sequence:
-        game.refresh_from_db()
+    if after is not None and after.state is not None and game.sequence == after.sequence:
+        engine, state, sequence = get_game(game.kind), after.state, after.sequence
+    else:
+        engine, state, sequence, _ = _load(game)
+        if game.sequence != sequence:
+            game.refresh_from_db()
     view = engine.view(state, seat)
     over = engine.is_over(state)
     deal = store.read_stream(game.stream, limit=1)[0].payload if over else None

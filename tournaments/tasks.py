@@ -30,10 +30,16 @@ from django.db import DatabaseError, InterfaceError, OperationalError
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
-from tournaments.autoplay import advance_bot_tournament, bot_seats, bot_to_act, play_bot_move
+from tournaments.autoplay import (
+    advance_bot_tournament,
+    bot_seats,
+    bot_to_act,
+    play_bot_move,
+    table_id_of,
+)
 from tournaments.clock import deadline_of, fire_timeout, note_own_actions
 from tournaments.clock import sweep as run_sweep
-from tournaments.models import Game, Round, Table, Tournament
+from tournaments.models import Game, Round, Table, TableSeat, Tournament
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +103,7 @@ def sweep() -> dict[str, Any]:
 # -- queueing after a commit ------------------------------------------------------------
 
 
-def dispatch(game: Game) -> list[str]:
+def dispatch(game: Game, bots: dict[int, str] | None = None) -> list[str]:
     """Queue what ``game`` needs now: a bot move, and a timeout per person's running clock.
 
     Returns what was queued (for logs and tests).  Under
@@ -111,7 +117,7 @@ def dispatch(game: Game) -> list[str]:
             advance_tournament.apply_async((tournament,))
             queued.append(f"advance_tournament({tournament})")
         return queued
-    bots = bot_seats(game)
+    bots = bot_seats(game) if bots is None else bots
     if bot_to_act(game, bots):
         think = float(settings.PARLOUR_BOT_THINK_SECONDS)
         bot_move.apply_async((game.pk, game.sequence), countdown=think if think > 0 else None)
@@ -148,7 +154,9 @@ def _finished_round_of(game: Game) -> int | None:
 _eager = threading.local()
 
 
-def on_game_changed(sender: Any, game_id: int, sequence: int, **kwargs: Any) -> None:
+def on_game_changed(
+    sender: Any, game_id: int, sequence: int, game: Game | None = None, **kwargs: Any
+) -> None:
     """Receiver of ``game_changed``: reset counted timeouts and queue the game's tasks.
 
     Runs after the commit in whatever process made it (web, worker, command).
@@ -159,27 +167,40 @@ def on_game_changed(sender: Any, game_id: int, sequence: int, **kwargs: Any) -> 
         # Eager tasks run inside this receiver and commit, which sends the
         # signal again: queue it here and play the chain in a loop, not a
         # recursion as deep as the game is long.
-        pending: list[tuple[int, int]] | None = getattr(_eager, "pending", None)
+        pending: list[tuple[int, int, Game | None]] | None = getattr(_eager, "pending", None)
         if pending is not None:
-            pending.append((game_id, sequence))
+            pending.append((game_id, sequence, game))
             return
-        _eager.pending = pending = [(game_id, sequence)]
+        _eager.pending = pending = [(game_id, sequence, game)]
         try:
             while pending:
                 _handle(*pending.pop(0))
         finally:
             _eager.pending = None
         return
-    _handle(game_id, sequence)
+    _handle(game_id, sequence, game)
 
 
-def _handle(game_id: int, sequence: int) -> None:
+def _handle(game_id: int, sequence: int, row: Game | None = None) -> None:
     try:
-        game = Game.objects.filter(pk=game_id).first()
+        # The row the change left (sent with the signal) saves reading it again; a
+        # task queued from it that a later change overtook does nothing (it names
+        # the sequence it expects).
+        game = row if row is not None else Game.objects.filter(pk=game_id).first()
         if game is None or game.sequence != sequence:
             return  # gone, or moved on: the later change's signal takes over
-        note_own_actions(game)
-        dispatch(game)
+        table = table_id_of(game)
+        seats = (
+            list(
+                TableSeat.objects.filter(table_id=table)
+                .order_by()  # the model's ordering joins three tables for nothing here
+                .values_list("seat", "autoplay", "timeouts_in_a_row")
+            )
+            if table is not None
+            else []
+        )
+        note_own_actions(game, counted=[seat for seat, _, count in seats if count])
+        dispatch(game, bots=bot_seats(game, handed=[seat for seat, bot, _ in seats if bot]))
     except (DatabaseError, BrokerError) as error:
         log.warning("game %s at %s: not queued (%s); the sweep sees it", game_id, sequence, error)
     except Exception:

@@ -84,7 +84,9 @@ def seat_of(user: User | AnonymousUser, game: Game) -> int | None:
     wanted = [pid for pid in ids if isinstance(pid, int) and not isinstance(pid, bool)]
     if not wanted:
         return None
-    mine = set(Player.objects.filter(user=user, pk__in=wanted).values_list("pk", flat=True))
+    mine = set(
+        Player.objects.filter(user=user, pk__in=wanted).order_by().values_list("pk", flat=True)
+    )
     for seat, pid in enumerate(ids):
         if pid in mine and seat < game.seats:
             return seat
@@ -105,7 +107,8 @@ def game_club_id(game: Game) -> int | None:
 
 @dataclass(frozen=True)
 class GameAccess:
-    """What the caller is to a game: their seat (if any) and whether they organise it."""
+    """What the caller is to a game: their seat (if any) and, without one, whether they
+    organise it (``organiser`` is ``False`` for a seated caller: their seat's view wins)."""
 
     game: Game
     seat: int | None
@@ -126,16 +129,24 @@ class GameAccess:
 
 
 def game_access(request: Request, game_id: int) -> GameAccess:
-    """The caller's access to game ``game_id``; 404 if there is none or they may not see it."""
+    """The caller's access to game ``game_id``; 404 if there is none or they may not see it.
+
+    Every action and most reads of a seated player come through here, so a
+    seated caller costs two queries (the game, their seat): a seat sees its own
+    view whether or not the caller also organises the club, so the club is
+    looked up only for callers without a seat.
+    """
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
         raise NotFound(f"there is no game {game_id}")
     user = request.user
     seat = seat_of(user, game)
+    if seat is not None:
+        return GameAccess(game, seat, organiser=False)
     club = game_club_id(game)
     clubs = organised_club_ids(user)
     organiser = clubs is None or (club is not None and club in clubs)
-    visible = game.is_over or seat is not None or club is not None or organiser
+    visible = game.is_over or club is not None or organiser
     if not visible:
         raise NotFound(f"there is no game {game_id}")
     return GameAccess(game, seat, organiser)

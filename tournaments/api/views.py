@@ -724,10 +724,10 @@ def _context_int(game: Game, key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def view_of(access: GameAccess) -> dict[str, Any]:
-    """The game as the caller may see it, with who sits where."""
+def view_of(access: GameAccess, after: games.ActionResult | None = None) -> dict[str, Any]:
+    """The game as the caller may see it, with who sits where (``after``: see ``game_view``)."""
     game = access.game
-    view = games.game_view(game, access.viewer)
+    view = games.game_view(game, access.viewer, after=after)
     context = game.context if isinstance(game.context, dict) else {}
     entries = context.get("seats") if isinstance(context.get("seats"), list) else None
     seats = []
@@ -878,7 +878,7 @@ class GameActionView(APIView):
             )
         player = seat_player_ids(access.game)[seat]
         result = games.submit_action(
-            access.game.pk,
+            access.game,
             seat,
             action,
             expected_sequence=data["expected_sequence"],
@@ -886,9 +886,12 @@ class GameActionView(APIView):
             cause_kind="player",
             cause_id=str(player),
         )
-        access.game.refresh_from_db()
         return Response(
-            {"replayed": result.replayed, "sequence": result.sequence, "view": view_of(access)},
+            {
+                "replayed": result.replayed,
+                "sequence": result.sequence,
+                "view": view_of(access, result),
+            },
             headers={"Idempotency-Replayed": "true" if result.replayed else "false"},
         )
 

@@ -1,0 +1,69 @@
+"""What one request of a seated player costs the database: a budget of SQL statements.
+
+These guard the action path's cost (docs/benchmarks.md, "HTTP load"): every
+statement is a round trip to the database on the same cores, and the load
+figures depend on how few there are.  They count statements, not time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.api.conftest import Api, World, make_world, seat_of_name, tournament_game
+from tournaments.models import Game
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def waited_name(world: World, game: Game) -> str:
+    game.refresh_from_db()
+    seat = game.waiting_for[0]
+    return next(n for n in ("alice", "bob", "carol") if seat_of_name(world, game, n) == seat)
+
+
+def statements(call: Any) -> tuple[Any, list[str]]:
+    with CaptureQueriesContext(connection) as captured:
+        result = call()
+    return result, [q["sql"] for q in captured.captured_queries]
+
+
+def test_a_seated_players_view_of_their_game_costs_four_statements(api: Api) -> None:
+    world = make_world()
+    _, game = tournament_game(world)
+    name = waited_name(world, game)
+    api.get(f"/api/v1/games/{game.pk}", token=world.tokens[name])  # the token's last use noted
+    (status, body, _), sql = statements(
+        lambda: api.get(f"/api/v1/games/{game.pk}", token=world.tokens[name])
+    )
+    assert status == 200 and body["role"] == "seat"
+    # The token with its user, the game row, the caller's seat, the stream's new events.
+    assert len(sql) <= 4, "\n".join(sql)
+
+
+def test_an_action_costs_twelve_statements_from_begin_to_after_the_commit(
+    api: Api,
+) -> None:
+    world = make_world()
+    _, game = tournament_game(world)
+    name = waited_name(world, game)
+    api.get(f"/api/v1/games/{game.pk}", token=world.tokens[name])
+    game.refresh_from_db()
+    (status, body, _), sql = statements(
+        lambda: api.post(
+            f"/api/v1/games/{game.pk}/actions",
+            {"action": {"type": "draw", "index": 0}, "expected_sequence": game.sequence},
+            token=world.tokens[name],
+            headers={"Idempotency-Key": "budget-1"},
+        )
+    )
+    assert status == 200, body
+    assert body["sequence"] == game.sequence + 1
+    # Token, game row, seat; BEGIN, the idempotency key, the stream's new events,
+    # the INSERT in its savepoint (3), the projection's UPDATE, COMMIT; after it,
+    # the table's seats (bots, timeouts).  The answer's view comes from the state
+    # the command folded: no statement.
+    assert len(sql) <= 12, "\n".join(sql)
