@@ -117,7 +117,7 @@ def next_bot_move(game: Game) -> tuple[int, str, dict[str, Any]] | None:
     rng = random.Random(secrets.randbits(64))
     optional = [s for s in sorted(bots) if s in to_act and s not in waiting]
     for seat in [*optional, *[s for s in waiting if s in bots]]:
-        view = game_view(game, seat)
+        view = game_view(game, seat, state=state)
         action = make_bot(game.kind, bots[seat]).choose(view, rng)
         if action is not None:
             return seat, bots[seat], dict(action)
@@ -139,7 +139,7 @@ def play_bot_move(game_id: int, expected_sequence: int) -> ActionResult | None:
     seat, level, action = move
     try:
         return submit_action(
-            game_id,
+            game,
             seat,
             action,
             expected_sequence=expected_sequence,

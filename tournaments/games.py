@@ -711,21 +711,20 @@ def _seat_of(viewer: Viewer, seats: int) -> int | None:
     raise ValueError(f"a viewer is a seat 0..{seats - 1}, None or 'organiser', not {viewer!r}")
 
 
-def game_view(
-    game: Game | int, viewer: Viewer, *, after: ActionResult | None = None
-) -> dict[str, Any]:
+def game_view(game: Game | int, viewer: Viewer, *, state: Any = None) -> dict[str, Any]:
     """The game as ``viewer`` may see it: the engine's view plus the service's facts.
 
     While the game runs a seat sees its own view, a spectator and the
     organiser the spectator's view; once it is over everyone also sees the
-    hidden cards, the deck and the shuffle's seed.  ``after``: the command that
-    just changed ``game`` (its row as the command left it): the view is the one
-    right after that command, shown without reading the stream again.
+    hidden cards, the deck and the shuffle's seed.  ``state``: the game's state
+    at ``game.sequence`` when the caller has it (a command's
+    :attr:`ActionResult.state` with the row it updated, or :func:`load_state`):
+    the view is built from it without reading the stream again.
     """
     game = _game(game)
     seat = _seat_of(viewer, game.seats)
-    if after is not None and after.state is not None and game.sequence == after.sequence:
-        engine, state, sequence = get_game(game.kind), after.state, after.sequence
+    if state is not None:
+        engine, sequence = get_game(game.kind), game.sequence
     else:
         engine, state, sequence, _ = _load(game)
         if game.sequence != sequence:

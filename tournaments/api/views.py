@@ -724,10 +724,10 @@ def _context_int(game: Game, key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def view_of(access: GameAccess, after: games.ActionResult | None = None) -> dict[str, Any]:
-    """The game as the caller may see it, with who sits where (``after``: see ``game_view``)."""
+def view_of(access: GameAccess, state: Any = None) -> dict[str, Any]:
+    """The game as the caller may see it, with who sits where (``state``: see ``game_view``)."""
     game = access.game
-    view = games.game_view(game, access.viewer, after=after)
+    view = games.game_view(game, access.viewer, state=state)
     context = game.context if isinstance(game.context, dict) else {}
     entries = context.get("seats") if isinstance(context.get("seats"), list) else None
     seats = []
@@ -890,7 +890,8 @@ class GameActionView(APIView):
             {
                 "replayed": result.replayed,
                 "sequence": result.sequence,
-                "view": view_of(access, result),
+                # A replayed command's state is not at hand: the view is read afresh.
+                "view": view_of(access, None if result.replayed else result.state),
             },
             headers={"Idempotency-Replayed": "true" if result.replayed else "false"},
         )
