@@ -237,18 +237,18 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["tournaments.api.parsers.LimitedJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "tournaments.api.pagination.Pagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_THROTTLE_CLASSES": [
-        "tournaments.api.throttling.AddressThrottle",
-        "tournaments.api.throttling.AnonymousThrottle",
-        "tournaments.api.throttling.TokenThrottle",
-    ],
-    # Requests per period; throttles count in the default cache (Redis in production).
+    # One throttle counts the address, anon and token limits in one cache round trip.
+    "DEFAULT_THROTTLE_CLASSES": ["tournaments.api.throttling.RateLimits"],
+    # Requests per period, counted in fixed windows of the period in the default
+    # cache (Redis in production); None is no limit.
     "DEFAULT_THROTTLE_RATES": {
         "address": _rate("PARLOUR_API_RATE_ADDRESS", "1200/min"),
         "anon": _rate("PARLOUR_API_RATE_ANON", "300/min"),
         "token": _rate("PARLOUR_API_RATE_TOKEN", "600/min"),
     },
-    "NUM_PROXIES": env_int("PARLOUR_NUM_PROXIES", 0, minimum=0) or None,
+    # 0, not None: with None DRF takes the client's own X-Forwarded-For as its address,
+    # which any client can forge to escape the address limits.
+    "NUM_PROXIES": env_int("PARLOUR_NUM_PROXIES", 0, minimum=0),
     "EXCEPTION_HANDLER": "tournaments.api.problems.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.ProblemAutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",

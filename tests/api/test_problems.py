@@ -13,6 +13,7 @@ from tests.api.conftest import Api, World, tournament_game
 from tournaments.api import views
 from tournaments.api.parsers import LimitedJSONParser
 from tournaments.api.problems import PayloadTooLarge
+from tournaments.api.throttling import RateLimits
 
 pytestmark = pytest.mark.django_db
 
@@ -119,8 +120,10 @@ def test_a_validation_error_names_every_field(world: World, api: Api) -> None:
 
 
 def test_too_many_requests_is_a_429_problem_with_retry_after(
-    world: World, api: Api, settings: Any
+    world: World, api: Api, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The counts are per fixed window: keep the test inside one.
+    monkeypatch.setattr(RateLimits, "timer", lambda self: 15.0)
     cache.clear()
     rest = dict(settings.REST_FRAMEWORK)
     rest["DEFAULT_THROTTLE_RATES"] = {"address": "1000/min", "anon": "3/min", "token": "5/min"}

@@ -1,70 +1,182 @@
 """Request rates, per client address and per token (or logged-in user).
 
-Three throttles, all counted in the default cache (Redis in production, so
-every web process shares the counts):
+Three limits, each a rate from ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``:
 
 * ``address``: every request, by client address (``PARLOUR_API_RATE_ADDRESS``);
 * ``anon``: requests without authentication, by address (``PARLOUR_API_RATE_ANON``);
 * ``token``: authenticated requests, by token, or by user for a browser
   session (``PARLOUR_API_RATE_TOKEN``).
 
-A request over a rate gets a 429 problem with ``Retry-After``.  Behind a
-proxy set ``PARLOUR_NUM_PROXIES`` so the address is the client's, not the proxy's.
+One throttle, :class:`RateLimits`, counts every limit that applies to a request
+in the default cache (Redis in production, so every web process shares the
+counts).  Each limit is a *fixed-window counter*: time is cut into windows as
+long as the rate's period (a minute for ``600/min``), and a request adds one to
+its window's counter, key ``throttle:<scope>:<ident>:<window index>``, which
+expires with its window.  That is O(1) work, and on Redis one round trip for all
+the limits of a request: a pipeline of ``INCR`` + ``EXPIRE … NX`` per counter
+(``EXPIRE NX`` needs Redis 7).  Other cache backends (development, tests) count
+with ``add`` + ``incr``: correct, but a round trip per call.
+
+What fixed windows give up: a client may send a whole rate at the end of one
+window and another whole rate at the start of the next, so up to **twice a
+rate** within one period across a window boundary.  A refused request counts
+too (counting is one step, before the verdict); it delays nothing beyond the
+end of its window.
+
+A request over a rate gets a 429 problem with ``Retry-After``: the seconds left
+in the window of the limit exceeded (the longest, if several are).  A rate of
+``None`` is no limit.  Behind a proxy set ``PARLOUR_NUM_PROXIES`` so the address
+is the client's, not the proxy's.  While the cache does not answer, requests are
+let through (logged): the cache holds nothing else a request needs.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import time
+from dataclasses import dataclass
 from typing import Any
 
+from django.core.cache import BaseCache, caches
+from django.core.cache.backends.redis import RedisCache
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle
 
 from tournaments.models import ApiToken
 
 log = logging.getLogger(__name__)
 
+#: Seconds of each period a rate may name, by its first letter (as DRF parses rates).
+PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
-class _Throttle(SimpleRateThrottle):
-    def allow_request(self, request: Request, view: Any) -> bool:
-        # The counts live in the cache (Redis in production).  A cache outage
-        # must not become an API outage: nothing else a request does needs the
-        # cache, so while it is down the throttles let requests through.
-        try:
-            return bool(super().allow_request(request, view))
-        except Exception:  # the cache backend's own errors (redis.ConnectionError, …)
-            log.warning("throttle %s: the cache does not answer; request allowed", self.scope)
-            return True
 
-    def get_rate(self) -> str | None:
-        # Read the settings now, not at import, so a changed setting takes effect.
+def parse_rate(rate: str) -> tuple[int, int]:
+    """``"600/min"`` → ``(600, 60)``: requests allowed, and the period in seconds.
+
+    The same reading as DRF's ``SimpleRateThrottle.parse_rate`` (``N/s``,
+    ``N/sec``, ``N/min``, ``N/hour``, ``N/day``; only the period's first letter
+    counts), so a rate means what it meant with DRF's throttles.
+    """
+    number, period = rate.split("/")
+    return int(number), PERIODS[period[0]]
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One counter a request adds to: ``requests`` per ``period`` seconds for ``ident``."""
+
+    scope: str
+    ident: str
+    requests: int
+    period: int
+
+    def window(self, now: float) -> int:
+        """The index of the window ``now`` falls in (windows start at the epoch)."""
+        return int(now // self.period)
+
+    def key(self, now: float) -> str:
+        """The cache key of this limit's counter for the window of ``now``."""
+        return f"throttle:{self.scope}:{self.ident}:{self.window(now)}"
+
+    def seconds_left(self, now: float) -> int:
+        """Whole seconds until the window of ``now`` ends (at least 1)."""
+        end = (self.window(now) + 1) * self.period
+        return max(1, math.ceil(end - now))
+
+
+class RateLimits(BaseThrottle):
+    """DRF's throttle (``DEFAULT_THROTTLE_CLASSES``): every limit of a request, counted at once.
+
+    DRF makes one instance per request; :meth:`wait` answers for the
+    :meth:`allow_request` that refused.
+    """
+
+    def __init__(self) -> None:
+        self.retry_after: int | None = None
+
+    def timer(self) -> float:
+        """Now, in seconds since the epoch (a method, so that tests can move time)."""
+        return time.time()
+
+    def limits(self, request: Request) -> list[Limit]:
+        """The limits that apply to ``request``, at the rates configured now."""
+        # Read the settings per request, not at import, so a changed setting takes effect.
         rates: dict[str, str | None] = api_settings.DEFAULT_THROTTLE_RATES
-        return rates.get(str(self.scope))
+        address = str(self.get_ident(request))
+        user = request.user
+        if user is not None and user.is_authenticated:
+            auth = request.auth
+            # Per token, so that each of a user's scripts has its own rate;
+            # a browser session has no token: per user.
+            ident = f"t{auth.pk}" if isinstance(auth, ApiToken) else f"u{user.pk}"
+            wanted = [("address", address), ("token", ident)]
+        else:
+            wanted = [("address", address), ("anon", address)]
+        found = []
+        for scope, who in wanted:
+            rate = rates.get(scope)
+            if rate is None:  # no rate: no limit
+                continue
+            requests, period = parse_rate(rate)
+            found.append(Limit(scope, who, requests, period))
+        return found
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        limits = self.limits(request)
+        if not limits:
+            return True
+        now = self.timer()
+        counters = [(limit.key(now), limit.period) for limit in limits]
+        try:
+            counts = count(caches["default"], counters)
+        except Exception as error:  # the cache backend's own (redis.ConnectionError, …)
+            # A cache outage must not become an API outage: nothing else a
+            # request does needs the cache, so while it is down requests pass.
+            log.warning("throttle: the cache does not answer; request allowed (%r)", error)
+            return True
+        over = [limit for limit, n in zip(limits, counts, strict=True) if n > limit.requests]
+        if not over:
+            return True
+        # Every exceeded limit must have a new window before a retry can pass.
+        self.retry_after = max(limit.seconds_left(now) for limit in over)
+        return False
+
+    def wait(self) -> int | None:
+        """Seconds until the refused request would pass (DRF's ``Retry-After``)."""
+        return self.retry_after
 
 
-class AddressThrottle(_Throttle):
-    scope = "address"
+def count(cache: BaseCache, counters: list[tuple[str, int]]) -> list[int]:
+    """Add one to each counter ``(key, seconds to live)``; return the new counts, in order.
 
-    def get_cache_key(self, request: Request, view: Any) -> str | None:
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+    A new counter starts at 1 and lives for its seconds; adding to it does not
+    extend its life.
+    """
+    if isinstance(cache, RedisCache):
+        return _count_in_redis(cache, counters)
+    # Any other backend: correct (add never overwrites a count; incr is atomic
+    # where the backend's is), but a round trip per call.
+    counts = []
+    for key, seconds in counters:
+        cache.add(key, 0, seconds)
+        counts.append(cache.incr(key))
+    return counts
 
 
-class AnonymousThrottle(_Throttle):
-    scope = "anon"
-
-    def get_cache_key(self, request: Request, view: Any) -> str | None:
-        if request.user and request.user.is_authenticated:
-            return None
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
-
-
-class TokenThrottle(_Throttle):
-    scope = "token"
-
-    def get_cache_key(self, request: Request, view: Any) -> str | None:
-        if not (request.user and request.user.is_authenticated):
-            return None
-        auth = request.auth
-        ident = f"t{auth.pk}" if isinstance(auth, ApiToken) else f"u{request.user.pk}"
-        return self.cache_format % {"scope": self.scope, "ident": ident}
+def _count_in_redis(cache: RedisCache, counters: list[tuple[str, int]]) -> list[int]:
+    """:func:`count` in one round trip: a pipeline of ``INCR`` + ``EXPIRE … NX`` per counter."""
+    keys = [(cache.make_key(key), seconds) for key, seconds in counters]
+    # Django's RedisCache offers no pipeline: take the client its own methods
+    # use (``_cache.get_client``, the hook Django keeps for custom clients), so
+    # that the cache's location, options and connection pool apply.  All the
+    # keys go to the server written first, as Django's own writes do.
+    client = cache._cache.get_client(keys[0][0], write=True)
+    pipe = client.pipeline(transaction=False)
+    for key, seconds in keys:
+        pipe.incr(key)
+        # NX: the first request of a window sets its expiry; later ones keep it.
+        pipe.expire(key, seconds, nx=True)
+    replies = pipe.execute()
+    return [int(n) for n in replies[0::2]]
