@@ -81,16 +81,23 @@ TEMPLATES = [
 ]
 
 
-def _database(url: str) -> dict[str, object]:
+def database_settings(
+    url: str, *, conn_max_age: int = 0, pool_size: int = 0, pool_timeout: float = 10.0
+) -> dict[str, object]:
+    """Django's settings of one database, from its URL; :class:`ConfigError` if unusable.
+
+    ``conn_max_age`` is ``DATABASE_CONN_MAX_AGE``; ``pool_size`` > 0 gives a
+    PostgreSQL database psycopg's connection pool (``DATABASE_POOL_SIZE``
+    connections at most, each request waiting up to ``pool_timeout`` seconds for
+    one).  The names in messages are the environment variables.
+    """
     try:
         # No persistent connections by default: under ASGI (what docker-compose
         # serves) each request's sync code runs in a thread of its own, so a
         # kept connection is never reused and N concurrent requests would leave
         # N connections open (tests/fuzz/test_asgi_database_connections.py).
         # Under a WSGI server with a fixed set of threads a positive value is safe.
-        config: dict[str, object] = dict(
-            dj_database_url.parse(url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0))
-        )
+        config: dict[str, object] = dict(dj_database_url.parse(url, conn_max_age=conn_max_age))
     except ValueError as error:
         raise ConfigError(
             f"DATABASE_URL={url!r} is not usable ({error}); use sqlite:///path or"
@@ -98,6 +105,11 @@ def _database(url: str) -> dict[str, object]:
         ) from None
     engine = str(config["ENGINE"])
     if engine.endswith("sqlite3"):
+        if pool_size > 0:
+            raise ConfigError(
+                f"DATABASE_POOL_SIZE={pool_size}: the connection pool is for PostgreSQL, and"
+                f" DATABASE_URL={url!r} is SQLite; unset DATABASE_POOL_SIZE (or set it to 0)"
+            )
         # Web and worker processes share the file: WAL lets readers go on while
         # one writes, IMMEDIATE takes the write lock up front so a transaction
         # never fails half-way on a lock upgrade, and writers wait, not fail.
@@ -109,11 +121,51 @@ def _database(url: str) -> dict[str, object]:
         config["CONN_MAX_AGE"] = 0
     elif "postgresql" not in engine:
         raise ConfigError(f"DATABASE_URL={url!r}: Parlour runs on PostgreSQL or SQLite only")
+    elif pool_size > 0:
+        if conn_max_age > 0:
+            raise ConfigError(
+                f"DATABASE_POOL_SIZE={pool_size} and DATABASE_CONN_MAX_AGE={conn_max_age} do not"
+                " go together: the pool keeps the connections itself (Django refuses a pool with"
+                " persistent connections); unset DATABASE_CONN_MAX_AGE (or set it to 0)"
+            )
+        # Django's psycopg pool (Django 5.1+, psycopg[pool]): at most pool_size
+        # connections per process, reused from request to request (no connect per
+        # request), and a request waits up to pool_timeout seconds for a free one
+        # instead of pushing PostgreSQL past max_connections.  A couple are kept
+        # open when idle so a quiet site's first request does not pay a connect.
+        # The URL's own options (?sslmode=..., ?application_name=...) are kept.
+        url_options = config.get("OPTIONS")
+        options: dict[str, object] = dict(url_options) if isinstance(url_options, dict) else {}
+        options["pool"] = {
+            "min_size": min(2, pool_size),
+            "max_size": pool_size,
+            "timeout": pool_timeout,
+        }
+        config["OPTIONS"] = options
+        config["CONN_MAX_AGE"] = 0
+        # The pool checks a connection before handing it out (one empty round
+        # trip): after a PostgreSQL restart a request that meets a dead one waits
+        # (psycopg_pool backs off from 1 s) for a new one instead of failing with
+        # it; without the check each dead connection failed one request.
+        config["CONN_HEALTH_CHECKS"] = True
     return config
 
 
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'parlour.sqlite3'}")
-DATABASES = {"default": _database(DATABASE_URL)}
+#: Seconds a process keeps a connection for its next request or task (0 under ASGI).
+DATABASE_CONN_MAX_AGE = env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0)
+#: Connections of psycopg's pool *per process* (0: no pool, a connection per request).
+DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 0, minimum=0)
+#: Seconds a request waits for a free pooled connection before failing (503 under /api/).
+DATABASE_POOL_TIMEOUT = env_float("DATABASE_POOL_TIMEOUT", 10.0, minimum=0.1)
+DATABASES = {
+    "default": database_settings(
+        DATABASE_URL,
+        conn_max_age=DATABASE_CONN_MAX_AGE,
+        pool_size=DATABASE_POOL_SIZE,
+        pool_timeout=DATABASE_POOL_TIMEOUT,
+    )
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 #: The test suite runs the store's tests against both backends: it adds the
@@ -121,8 +173,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 TEST_BOTH_BACKENDS = env_bool("PARLOUR_TEST_BOTH_BACKENDS", False)
 POSTGRES_URL = env_str("POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/parlour")
 if TEST_BOTH_BACKENDS:
-    DATABASES["sqlite"] = _database(f"sqlite:///{VAR_DIR / 'parlour-sqlite-alias.sqlite3'}")
-    DATABASES["postgres"] = _database(POSTGRES_URL)
+    # Never pooled: DATABASE_POOL_SIZE is for the web processes' "default".
+    DATABASES["sqlite"] = database_settings(
+        f"sqlite:///{VAR_DIR / 'parlour-sqlite-alias.sqlite3'}",
+        conn_max_age=DATABASE_CONN_MAX_AGE,
+    )
+    DATABASES["postgres"] = database_settings(POSTGRES_URL, conn_max_age=DATABASE_CONN_MAX_AGE)
     for _alias in ("sqlite", "postgres"):
         DATABASES[_alias]["TEST"] = {"DEPENDENCIES": []}
 

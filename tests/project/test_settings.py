@@ -71,7 +71,8 @@ def test_the_default_database_is_a_sqlite_file_under_var() -> None:
         env={
             k: v
             for k, v in os.environ.items()
-            if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "PARLOUR_VAR_DIR")
+            if k
+            not in ("DATABASE_URL", "DATABASE_POOL_SIZE", "CELERY_BROKER_URL", "PARLOUR_VAR_DIR")
         }
         | {"DJANGO_SETTINGS_MODULE": "parlour.settings"},
         capture_output=True,

@@ -32,6 +32,7 @@ from django.core.exceptions import PermissionDenied, RequestDataTooBig, Suspicio
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
+from psycopg_pool import PoolTimeout
 from rest_framework import exceptions, status
 
 from engine.contract import IllegalAction
@@ -147,6 +148,14 @@ _TYPES = [
         "Server error",
         500,
         "Something went wrong on our side; nothing you sent was at fault.",
+    ),
+    ProblemType(
+        "unavailable",
+        "Service unavailable",
+        503,
+        "The server is too busy to answer now (no database connection was free in time):"
+        " wait retry_after seconds (the Retry-After header) and try again, an action with"
+        " the same Idempotency-Key.",
     ),
 ]
 PROBLEM_TYPES: dict[str, ProblemType] = {t.slug: t for t in _TYPES}
@@ -395,8 +404,34 @@ def server_error_response(request: HttpRequest) -> HttpResponse:
     )
 
 
+#: Seconds a client is told to wait after a 503 ``unavailable`` (it already waited
+#: DATABASE_POOL_TIMEOUT for a connection): long enough for a burst to pass.
+UNAVAILABLE_RETRY_SECONDS = 2
+
+
+def _no_free_connection(exc: BaseException) -> bool:
+    """Whether ``exc`` is the connection pool's timeout (Django wraps it in OperationalError)."""
+    return isinstance(exc, PoolTimeout) or isinstance(exc.__cause__, PoolTimeout)
+
+
 def exception_response(request: HttpRequest, exc: Exception) -> HttpResponse:
     """The problem document for an exception raised outside DRF's handling (middleware)."""
+    if _no_free_connection(exc):
+        # Overload, not a bug: no traceback, and the client is told to come back.
+        logger.warning(
+            "API request %s %s: no free database connection (%s); answered 503",
+            request.method,
+            request.path,
+            exc,
+        )
+        return problem_response(
+            "unavailable",
+            "the server is too busy to answer now: try again in"
+            f" {UNAVAILABLE_RETRY_SECONDS} seconds",
+            request=request,
+            extra={"retry_after": UNAVAILABLE_RETRY_SECONDS},
+            headers={"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)},
+        )
     if isinstance(exc, RequestDataTooBig):
         return problem_response(
             "payload-too-large",

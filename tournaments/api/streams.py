@@ -35,6 +35,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 
 from events.models import Event
 from events.store import Position, read_all
+from parlour.db import release_pooled_connections
 from tournaments.api.permissions import game_club_id, organised_club_ids, seat_of
 from tournaments.games import Viewer, game_events, stream_name
 from tournaments.models import Game, Tournament
@@ -220,6 +221,15 @@ def stream_response(request: HttpRequest, feed: Feed, timeout: float) -> Streami
     return response
 
 
+def _poll_then_release(feed: Feed) -> tuple[list[bytes], bool]:
+    """``feed.poll()``; then, with a pool (DATABASE_POOL_SIZE), the connection goes back to
+    it while the stream sleeps: an open stream must not hold one of the few for minutes."""
+    try:
+        return feed.poll()
+    finally:
+        release_pooled_connections()
+
+
 def _sync_frames(feed: Feed, timeout: float, poll: float) -> Iterator[bytes]:
     deadline = time.monotonic() + timeout
     quiet_since = time.monotonic()
@@ -227,7 +237,7 @@ def _sync_frames(feed: Feed, timeout: float, poll: float) -> Iterator[bytes]:
     # is closed (request_finished), after the last frame.
     yield from feed.start()
     while True:
-        frames, done = feed.poll()
+        frames, done = _poll_then_release(feed)
         if frames:
             quiet_since = time.monotonic()
             yield from frames
@@ -249,7 +259,7 @@ async def _async_frames(feed: Feed, timeout: float, poll: float) -> AsyncIterato
     for chunk in await sync_to_async(feed.start)():
         yield chunk
     while True:
-        frames, done = await sync_to_async(feed.poll)()
+        frames, done = await sync_to_async(_poll_then_release)(feed)
         if frames:
             quiet_since = time.monotonic()
             for chunk in frames:
