@@ -316,6 +316,12 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--poll", type=float, default=0.02, help="seconds between polls")
+    parser.add_argument(
+        "--long-poll",
+        type=float,
+        default=25.0,
+        help="seconds a client's GET ?after=<sequence> waits for the next move (0: poll instead)",
+    )
     parser.add_argument("--game", default="old_maid")
     parser.add_argument("--people", type=int, default=1, help="people at each table")
     parser.add_argument("--bots", type=int, default=1, help="bots at each table")
@@ -327,7 +333,13 @@ def main() -> int:
         " (runs PostgreSQL out of connections at 32+ players: docs/operations.md)",
     )
     parser.add_argument("--web-workers", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=8, help="gthread threads (wsgi)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="gthread threads per web worker (wsgi; default 24 with long-polls, which hold a"
+        " thread each while they wait, else 8)",
+    )
     parser.add_argument("--celery", type=int, default=2, help="worker concurrency")
     parser.add_argument("--profile-requests", type=int, default=300)
     parser.add_argument("--url", default="postgres://postgres@127.0.0.1:5432/postgres")
@@ -340,6 +352,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
+    if not args.threads:
+        args.threads = 24 if args.long_poll > 0 else 8
     if args.quick:
         levels = [n for n in levels if n <= 32]
         args.seconds, args.warmup, args.profile_requests = 4.0, 1.0, 60
@@ -353,6 +367,11 @@ def main() -> int:
             f"gunicorn {args.server} x{args.web_workers}"
             + (f" ({args.threads} threads)" if args.server == "wsgi" else "")
             + f", celery --concurrency={args.celery}"
+            + (
+                f", clients long-poll {args.long_poll:g} s"
+                if args.long_poll > 0
+                else f", clients poll every {args.poll:g} s+"
+            )
             + (f", settings {args.settings}" if args.settings != "parlour.settings" else "")
         )
         print(f"stack: {server}; logs in {stack.folder}")
@@ -373,7 +392,12 @@ def main() -> int:
             cpu_before["machine"] = machine_busy()
             start = datetime.now(UTC)
             record, wall, client_cpu = run_players(
-                stack.url, seats, args.seconds, poll=args.poll, warmup=args.warmup
+                stack.url,
+                seats,
+                args.seconds,
+                poll=args.poll,
+                long_poll=args.long_poll,
+                warmup=args.warmup,
             )
             end = datetime.now(UTC)
             cpu_after = {k: group_cpu(v) for k, v in pgids.items()} | {"pg": postgres_cpu()}
@@ -394,6 +418,7 @@ def main() -> int:
                 "get median": percentile(record.get_ms, 0.5),
                 "get p99": percentile(record.get_ms, 0.99),
                 "gets/s": len(record.get_ms) / wall,
+                "waits/s": record.waits / wall,
                 "conflicts": record.conflicts,
                 "errors": sum(record.errors.values()),
                 "cpu": cpu | {"client": client_cpu / wall},
@@ -403,6 +428,7 @@ def main() -> int:
                 f"{level:>4} players: {actions} actions in {wall:.1f} s ="
                 f" {row['actions/s']:.0f}/s (bots {row['bot moves/s']:.0f}/s);"
                 f" POST {latency_line(record.post_ms)}; GET {latency_line(record.get_ms)};"
+                f" {record.waits} long-polls answered;"
                 f" {record.conflicts} conflicts, errors {record.errors or 0};"
                 f" CPU cores: web {cpu['web']:.2f}, worker {cpu['worker']:.2f},"
                 f" postgres {cpu['pg']:.2f}, client {client_cpu / wall:.2f};"
@@ -417,7 +443,7 @@ def main() -> int:
     print(f"HTTP load, {args.game} ({args.people} people, {args.bots} bots a table), {server}")
     print(
         f"{'players':>7} {'actions/s':>9} {'bots/s':>7} {'POST med':>9} {'POST p99':>9}"
-        f" {'GET med':>8} {'GET p99':>8} {'GETs/s':>7} {'409s':>5} {'errors':>6}"
+        f" {'GET med':>8} {'GET p99':>8} {'GETs/s':>7} {'waits/s':>7} {'409s':>5} {'errors':>6}"
         f"  CPU cores web/worker/pg/client/others"
     )
     for r in rows:
@@ -425,7 +451,8 @@ def main() -> int:
         print(
             f"{r['players']:>7} {r['actions/s']:>9.0f} {r['bot moves/s']:>7.0f}"
             f" {r['post median']:>7.1f}ms {r['post p99']:>7.1f}ms {r['get median']:>6.1f}ms"
-            f" {r['get p99']:>6.1f}ms {r['gets/s']:>7.0f} {r['conflicts']:>5} {r['errors']:>6}"
+            f" {r['get p99']:>6.1f}ms {r['gets/s']:>7.0f} {r['waits/s']:>7.0f}"
+            f" {r['conflicts']:>5} {r['errors']:>6}"
             f"  {c['web']:.2f}/{c['worker']:.2f}/{c['pg']:.2f}/{c['client']:.2f}/{c['others']:.2f}"
         )
     print()

@@ -343,6 +343,8 @@ CORS_EXPOSE_HEADERS = ("Retry-After", "Location", "Idempotency-Replayed")
 PARLOUR_STREAM_SECONDS = env_float("PARLOUR_STREAM_SECONDS", 300.0, minimum=1.0)
 #: How often a stream looks for new events, in seconds.
 PARLOUR_STREAM_POLL_SECONDS = env_float("PARLOUR_STREAM_POLL_SECONDS", 0.25, minimum=0.01)
+#: Longest a long-poll (GET /games/{id}?after=N&wait=S) waits for the game to move, in seconds.
+PARLOUR_LONG_POLL_SECONDS = env_float("PARLOUR_LONG_POLL_SECONDS", 30.0, minimum=0.0)
 
 LOGGING = {
     "version": 1,

@@ -322,7 +322,7 @@ def rebuild_projections() -> int:
     count = 0
     for stream in store.streams(STREAM_PREFIX):
         suffix = stream[len(STREAM_PREFIX) :]
-        if not suffix.isdigit():
+        if not suffix.isdecimal():
             continue
         with transaction.atomic():
             # Lock the row before reading the stream: a command committing

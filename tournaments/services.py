@@ -356,7 +356,7 @@ def update_tournament(tournament: Tournament, **changes: Any) -> Tournament:
 def find_tournament(ref: str | int) -> Tournament:
     """A tournament by id, or by its exact name when only one has it."""
     text = str(ref).strip()
-    if text.isdigit():
+    if text.isdecimal():
         found = Tournament.objects.filter(pk=int(text)).first()
         if found is None:
             raise ServiceError(f"there is no tournament {text}", "tournament")
@@ -374,7 +374,7 @@ def find_player(club: Club, ref: str | int) -> Player:
     """A player of ``club`` by id or by name (case does not matter)."""
     text = str(ref).strip()
     found = Player.objects.filter(club=club, name__iexact=text).first()
-    if found is None and text.isdigit():
+    if found is None and text.isdecimal():
         found = Player.objects.filter(club=club, pk=int(text)).first()
     if found is None:
         raise ServiceError(f"{club} has no player {text!r}", "player")

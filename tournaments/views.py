@@ -1065,7 +1065,7 @@ Command = Callable[[HttpRequest, Tournament], str]
 
 def _posted_player(request: HttpRequest, tournament: Tournament, name: str = "player") -> Player:
     raw = request.POST.get(name, "")
-    if not raw.isdigit():
+    if not raw.isdecimal():
         raise services.ServiceError(f"choose a player ({name} is missing)", name)
     return _club_player(tournament, int(raw))
 
@@ -1173,7 +1173,7 @@ def _cmd_begin_round(request: HttpRequest, tournament: Tournament) -> str:
 def _cmd_take_back(request: HttpRequest, tournament: Tournament) -> str:
     raw = request.POST.get("table_seat", "")
     row = TableSeat.objects.filter(
-        pk=int(raw) if raw.isdigit() else 0, table__round__tournament=tournament
+        pk=int(raw) if raw.isdecimal() else 0, table__round__tournament=tournament
     ).first()
     if row is None:
         raise services.ServiceError("there is no such seat in this tournament", "table_seat")

@@ -443,6 +443,8 @@ class Record:
     errors: dict[str, int] = field(default_factory=dict)
     finished_tables: int = 0
     measuring: bool = True
+    #: Long-poll GETs answered (not in ``get_ms``: they wait for the next move on purpose).
+    waits: int = 0
 
     def error(self, what: str) -> None:
         self.errors[what] = self.errors.get(what, 0) + 1
@@ -455,8 +457,10 @@ def choose_action(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | 
 
 
 async def _get(
-    client: Any, path: str, token: str, record: Record
+    client: Any, path: str, token: str, record: Record, *, timed: bool = True
 ) -> tuple[int, dict[str, Any] | None]:
+    """GET ``path``; its latency is recorded unless ``timed`` is off (a long-poll waits
+    on purpose: it is counted in ``record.waits`` instead)."""
     started = time.perf_counter()
     try:
         response = await client.get(path, headers={"Authorization": f"Bearer {token}"})
@@ -464,7 +468,10 @@ async def _get(
         record.error(type(error).__name__)
         return 0, None
     if record.measuring:
-        record.get_ms.append((time.perf_counter() - started) * 1000)
+        if timed:
+            record.get_ms.append((time.perf_counter() - started) * 1000)
+        else:
+            record.waits += 1
     if response.status_code >= 500:
         record.error(f"GET {response.status_code}")
         return response.status_code, None
@@ -532,13 +539,17 @@ async def play_seat(
     record: Record,
     *,
     poll: float = 0.02,
+    long_poll: float = 0.0,
     rng: random.Random | None = None,
     grace: float = 30.0,
 ) -> None:
     """Play ``me``'s seat (and the table's next games) until ``until`` or the series ends.
 
-    While another seat is to act the game is polled after ``poll`` seconds, then
-    after twice as long each time, up to ``8 * poll``; acting resets the delay.
+    While another seat is to act, with ``long_poll`` seconds the client asks
+    ``GET /api/v1/games/{id}?after=<sequence>&wait=<long_poll>``, which answers
+    when the game moves on; without it, the game is polled after ``poll``
+    seconds, then after twice as long each time, up to ``8 * poll``; acting
+    resets the delay.
     """
     rng = rng or random.Random()
     game = me.game
@@ -565,6 +576,14 @@ async def play_seat(
             view = None
             continue
         action = choose_action(view, rng) if view.get("seat") in view["waiting_for"] else None
+        if action is None and long_poll > 0:
+            # Not our turn: the server answers when the game has moved on.
+            left = max(0.0, min(long_poll, until - time.monotonic()))
+            path = f"/api/v1/games/{game}?after={view['sequence']}&wait={left:.1f}"
+            status, view = await _get(client, path, me.token, record, timed=False)
+            if view is None:
+                await asyncio.sleep(poll if status else 0.2)
+            continue
         if action is None:
             # Not our turn: look again soon, then less and less often (up to 8 x poll).
             await asyncio.sleep(wait)
@@ -581,6 +600,7 @@ def run_players(
     seconds: float,
     *,
     poll: float = 0.02,
+    long_poll: float = 0.0,
     warmup: float = 0.0,
     seed: int = 1,
 ) -> tuple[Record, float, float]:
@@ -602,7 +622,15 @@ def run_players(
             rng = random.Random(seed)
             tasks = [
                 asyncio.create_task(
-                    play_seat(client, s, until, record, poll=poll, rng=random.Random(rng.random()))
+                    play_seat(
+                        client,
+                        s,
+                        until,
+                        record,
+                        poll=poll,
+                        long_poll=long_poll,
+                        rng=random.Random(rng.random()),
+                    )
                 )
                 for s in seats
             ]
@@ -611,7 +639,7 @@ def run_players(
                 record.post_ms.clear()
                 record.get_ms.clear()
                 record.acknowledged.clear()
-                record.conflicts = record.refused = record.replayed = 0
+                record.conflicts = record.refused = record.replayed = record.waits = 0
                 record.measuring = True
             measured_from = time.monotonic()
             await asyncio.gather(*tasks)

@@ -41,13 +41,15 @@ _names = itertools.count()
 
 @pytest.fixture(autouse=True)
 def _fuzz_settings(settings: Any) -> Iterator[None]:
-    """High throttle rates, a fast password hasher, short streams."""
+    """High throttle rates, a fast password hasher, short streams and long-polls."""
     rest = dict(settings.REST_FRAMEWORK)
     rest["DEFAULT_THROTTLE_RATES"] = HIGH_RATES
     settings.REST_FRAMEWORK = rest
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.PARLOUR_STREAM_POLL_SECONDS = 0.001
     settings.PARLOUR_STREAM_SECONDS = 0.5
+    # A generated ?after= beyond the sequence would otherwise wait 25 s for a move.
+    settings.PARLOUR_LONG_POLL_SECONDS = 0.05
     yield
 
 

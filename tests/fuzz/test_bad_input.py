@@ -483,14 +483,26 @@ class BadInput(RuleBasedStateMachine):
     @precondition(lambda self: self.table is not None)
     @rule(
         data=st.data(),
-        resource=st.sampled_from(["/events?after=", "/stream?timeout=", "/stream?last_event_id="]),
-        value=st.sampled_from(["-1", "x", "1e99", "9" * 30, "0x10", " ", "%00", "1.5.2", "nan"]),
+        resource=st.sampled_from(
+            [
+                "/events?after=",
+                "/stream?timeout=",
+                "/stream?last_event_id=",
+                "?after=",
+                "?after=1&wait=",
+            ]
+        ),
+        value=st.sampled_from(
+            ["-1", "x", "1e99", "9" * 30, "0x10", " ", "%00", "1.5.2", "nan", "²", "99999999999"]
+        ),
     )
     def a_bad_query_parameter_is_refused(
         self, data: st.DataObject, resource: str, value: str
     ) -> None:
-        if resource.endswith("last_event_id=") and (not value.strip() or value.isdigit()):
-            return  # blank: no Last-Event-ID; any whole number: a place to resume after
+        if resource.endswith("last_event_id=") and (
+            not value.strip() or (value.isdecimal() and int(value) <= 2**31 - 1)
+        ):
+            return  # blank: no Last-Event-ID; a sequence: a place to resume after
         token = data.draw(st.sampled_from([None, *self.t.seat_tokens]), label="caller")
         self.refused(
             resource + value,

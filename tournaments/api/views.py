@@ -29,7 +29,7 @@ from engine.fairness import check_shuffle
 from engine.record import import_record
 from engine.registry import get_game
 from events.store import Position
-from tournaments import clock, games, services, standings
+from tournaments import clock, games, notify, services, standings
 from tournaments.api import streams
 from tournaments.api.authentication import create_token, revoke_token
 from tournaments.api.pagination import Pagination
@@ -107,7 +107,7 @@ def _positive_query(request: Request, name: str) -> int | None:
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return None
-    if not raw.isdigit() or int(raw) < 1 or int(raw) > 2**31 - 1:
+    if not raw.isdecimal() or int(raw) < 1 or int(raw) > 2**31 - 1:
         raise ValidationError({name: [f"a positive whole number, not {raw!r}"]})
     return int(raw)
 
@@ -797,14 +797,76 @@ class GameListView(APIView):
 
 
 class GameDetailView(APIView):
+    """The game as the caller may see it; with ``?after=N`` a long-poll for the next move.
+
+    ``?after=N&wait=S`` answers once the game's sequence is past ``N`` (or it is
+    over), or after ``S`` seconds with the view as it is: the same answer as
+    without them, only later.  Clients that would poll for the other seats'
+    moves ask once instead (tournaments/notify.py wakes the request).
+    """
+
+    #: Seconds a long-poll waits when ``wait`` is not given (at most the setting).
+    default_wait = 25.0
+
     @extend_schema(
         summary="A game as you may see it, with your seat's legal actions",
-        parameters=[_GAME_ID],
+        description="With `after`, a long-poll: the answer comes once the game's `sequence`"
+        " is past `after` or the game is over, or after `wait` seconds with the view"
+        " unchanged (200 either way). Without `after`, at once.",
+        parameters=[
+            _GAME_ID,
+            OpenApiParameter(
+                "after",
+                {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
+                description="Long-poll: wait until the game's sequence is past this one.",
+            ),
+            OpenApiParameter(
+                "wait",
+                {"type": "number", "minimum": 0},
+                description="With `after`: the most seconds to wait (default 25; at most"
+                " PARLOUR_LONG_POLL_SECONDS, 30 unless configured; 0 answers at once).",
+            ),
+        ],
         responses=GameViewSerializer,
         tags=["games"],
     )
     def get(self, request: Request, game_id: int) -> Response:
-        return Response(view_of(game_access(request, game_id)))
+        access = game_access(request, game_id)  # 404 before any waiting
+        after = self._after(request)
+        wait = self._wait(request)
+        game = access.game
+        if after is not None and wait > 0 and game.sequence <= after and not game.is_over:
+            notify.wait_for_move(game.pk, after, wait)
+            access = game_access(request, game_id)  # the game as it is now
+        return Response(view_of(access))
+
+    @staticmethod
+    def _after(request: Request) -> int | None:
+        """``?after=``: a sequence (0 or more), or ``None`` when not given."""
+        raw = request.query_params.get("after")
+        if raw is None or raw == "":
+            return None
+        # isascii: "²" is a digit to str.isdigit, not to int().
+        if not (raw.isascii() and raw.isdecimal()) or int(raw) > 2**31 - 1:
+            raise ValidationError({"after": [f"a sequence (0 or more), not {raw!r}"]})
+        return int(raw)
+
+    @classmethod
+    def _wait(cls, request: Request) -> float:
+        """``?wait=``: seconds, 0 up to ``PARLOUR_LONG_POLL_SECONDS`` (default 25 or less)."""
+        from django.conf import settings
+
+        most = float(settings.PARLOUR_LONG_POLL_SECONDS)
+        raw = request.query_params.get("wait")
+        if raw is None or raw == "":
+            return min(cls.default_wait, most)
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValidationError({"wait": [f"seconds, a number, not {raw!r}"]}) from None
+        if not 0 <= value <= most:  # also refuses nan
+            raise ValidationError({"wait": [f"between 0 and {most:g} seconds, not {raw}"]})
+        return value
 
 
 class GameEventsView(APIView):
@@ -824,7 +886,7 @@ class GameEventsView(APIView):
     def get(self, request: Request, game_id: int) -> Response:
         access = game_access(request, game_id)
         after = request.query_params.get("after", "0") or "0"
-        if not after.isdigit() or int(after) > 2**31 - 1:
+        if not after.isdecimal() or int(after) > 2**31 - 1:
             raise ValidationError({"after": [f"a sequence (0 or more), not {after!r}"]})
         shown = games.game_events(access.game, access.viewer, from_sequence=int(after) + 1)
         return _paginate(self, request, shown, lambda page: page)
@@ -1086,7 +1148,7 @@ class GameStreamView(APIView):
         access = game_access(request, game_id)
         timeout = _stream_timeout(request)
         last = _last_event_id(request) or "0"
-        if not last.isdigit():
+        if not last.isdecimal() or int(last) > 2**31 - 1:
             raise ValidationError(
                 {"Last-Event-ID": [f"a game's event id is a sequence, not {last!r}"]}
             )
