@@ -20,8 +20,9 @@ bot (``--people``, ``--bots``: other tables, e.g. ``--people 2 --bots 0`` for tw
 people and no worker on the path), each person with a login and an API token; then
 each person is an asyncio task on one ``httpx.AsyncClient`` that plays its seat as a
 client would: ``GET`` the game; when its seat is waited for, ``POST`` a random legal
-action with the sequence it saw and a fresh ``Idempotency-Key``; otherwise poll again
-after ``--poll`` seconds (doubling up to 8 x while nothing changes); when a game
+action with the sequence it saw and a fresh ``Idempotency-Key``; otherwise long-poll
+``GET …?after=<sequence>&wait=<--long-poll>`` (``--long-poll 0``: poll again after
+``--poll`` seconds, doubling up to 8 x while nothing changes); when a game
 ends, find the table's next game.  A bot's move is played by the worker after the
 commit before it.  After ``--warmup`` seconds the run is measured for
 ``--seconds``: accepted actions per second (the people's POSTs; bot moves counted
