@@ -342,6 +342,12 @@ def main() -> int:
         " thread each while they wait, else 8)",
     )
     parser.add_argument("--celery", type=int, default=2, help="worker concurrency")
+    parser.add_argument(
+        "--pool",
+        type=int,
+        default=0,
+        help="DATABASE_POOL_SIZE of each web process (0: no pool; as docker-compose: 20)",
+    )
     parser.add_argument("--profile-requests", type=int, default=300)
     parser.add_argument("--url", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
@@ -363,10 +369,11 @@ def main() -> int:
     with Stack("parlour_load", pg_url=args.url, redis_url=args.redis, keep=args.keep) as stack:
         stack.env["DJANGO_SETTINGS_MODULE"] = args.settings
         worker = stack.start_worker("worker", beat=True, concurrency=args.celery)
-        web = stack.start_web(args.web_workers, args.server, args.threads)
+        web = stack.start_web(args.web_workers, args.server, args.threads, args.pool)
         server = (
             f"gunicorn {args.server} x{args.web_workers}"
             + (f" ({args.threads} threads)" if args.server == "wsgi" else "")
+            + (f", pool of {args.pool} connections" if args.pool else "")
             + f", celery --concurrency={args.celery}"
             + (
                 f", clients long-poll {args.long_poll:g} s"

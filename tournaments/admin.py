@@ -357,27 +357,45 @@ class TournamentAdmin(OrganiserAdmin):
         _run_action(self, request, rows, _begin)
 
 
-class RegistrationForm(forms.ModelForm):  # type: ignore[type-arg]
-    class Meta:
-        model = Registration
-        fields = ("tournament", "player", "from_round")
+class _PlayerRoundForm(forms.ModelForm):  # type: ignore[type-arg]
+    """A tournament, a player and an optional round, saved by a use case (``act``).
+
+    The use case's own checks (and words) stand in for the model's uniqueness
+    checks; an empty round means the next round that has not begun.
+    """
+
+    round_field = ""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if "from_round" in self.fields:
-            self.fields["from_round"].required = False
-            self.fields["from_round"].help_text = "empty: the next round that has not begun"
+        if self.round_field in self.fields:
+            self.fields[self.round_field].required = False
+            self.fields[self.round_field].help_text = "empty: the next round that has not begun"
+
+    def act(self, tournament: Tournament, player: Player, round_number: int | None) -> object:
+        raise NotImplementedError
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         tournament, player = data.get("tournament"), data.get("player")
         if tournament is not None and player is not None and not self.errors:
-            start = data.get("from_round")
-            _check(lambda: services.register(tournament, player, from_round=start))
+            number = data.get(self.round_field)
+            _check(lambda: self.act(tournament, player, number))
         return data
 
     def validate_unique(self) -> None:
-        pass  # the use case says "already registered" in its own words
+        pass  # the use case refuses a second registration in its own words
+
+
+class RegistrationForm(_PlayerRoundForm):
+    round_field = "from_round"
+
+    class Meta:
+        model = Registration
+        fields = ("tournament", "player", "from_round")
+
+    def act(self, tournament: Tournament, player: Player, round_number: int | None) -> object:
+        return services.register(tournament, player, from_round=round_number)
 
 
 @admin.register(Registration)
@@ -411,27 +429,15 @@ class RegistrationAdmin(OrganiserAdmin):
         _run_action(self, request, rows.select_related("tournament", "player"), drop)
 
 
-class CheckInForm(forms.ModelForm):  # type: ignore[type-arg]
+class CheckInForm(_PlayerRoundForm):
+    round_field = "round_number"
+
     class Meta:
         model = CheckIn
         fields = ("tournament", "player", "round_number")
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if "round_number" in self.fields:
-            self.fields["round_number"].required = False
-            self.fields["round_number"].help_text = "empty: the next round that has not begun"
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        tournament, player = data.get("tournament"), data.get("player")
-        if tournament is not None and player is not None and not self.errors:
-            number = data.get("round_number")
-            _check(lambda: services.check_in(tournament, player, number))
-        return data
-
-    def validate_unique(self) -> None:
-        pass  # checking in twice is harmless: the use case returns the first check-in
+    def act(self, tournament: Tournament, player: Player, round_number: int | None) -> object:
+        return services.check_in(tournament, player, round_number)
 
 
 @admin.register(CheckIn)

@@ -239,12 +239,16 @@ class Stack:
         process.start()
         return process
 
-    def start_web(self, workers: int, server: str = "asgi", threads: int = 8) -> Process:
+    def start_web(
+        self, workers: int, server: str = "asgi", threads: int = 8, pool: int = 0
+    ) -> Process:
         """gunicorn with ``workers`` processes: uvicorn workers (asgi) or gthread (wsgi).
 
-        Under gthread each thread keeps its database connection for a minute
-        (``DATABASE_CONN_MAX_AGE=60``, safe with a fixed set of threads); under
-        ASGI the settings' default (no persistent connections) stands.
+        With ``pool`` each process has a connection pool of that size
+        (``DATABASE_POOL_SIZE``).  Otherwise, under gthread each thread keeps its
+        database connection for a minute (``DATABASE_CONN_MAX_AGE=60``, safe with
+        a fixed set of threads); under ASGI the settings' default (no persistent
+        connections) stands.
         """
         port = free_port()
         if server == "asgi":
@@ -275,7 +279,10 @@ class Stack:
             "--timeout",
             "60",
         ]
-        env = self.env | ({"DATABASE_CONN_MAX_AGE": "60"} if server == "wsgi" else {})
+        if pool:
+            env = self.env | {"DATABASE_POOL_SIZE": str(pool), "DATABASE_CONN_MAX_AGE": "0"}
+        else:
+            env = self.env | ({"DATABASE_CONN_MAX_AGE": "60"} if server == "wsgi" else {})
         self.web = self._process("web", args, env)
         self.url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60

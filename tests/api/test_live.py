@@ -252,12 +252,14 @@ def test_retries_and_races_over_http(live_db: LiveDatabase, wsgi: LiveServer) ->
         headers={"Idempotency-Key": "over-http-2"},
     )
     assert status == 409 and problem["current_sequence"] == first[1]["sequence"]
-    # Two different actions raced at the same sequence: one wins, the other is a 409.
+    # Two commands raced at the same sequence: one wins, the other is a 409.
     name, view = _waited(wsgi, seeded, game)
     results: list[tuple[int, Any]] = []
 
     def send(index: int) -> None:
-        body = {"action": {"type": "draw", "index": index}, "expected_sequence": view["sequence"]}
+        # Both draw the first card (the fan offered may hold one card only): the same
+        # action under two keys is two commands, and only one can take the sequence.
+        body = {"action": {"type": "draw", "index": 0}, "expected_sequence": view["sequence"]}
         results.append(
             call(
                 wsgi.url,

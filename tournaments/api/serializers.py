@@ -12,6 +12,7 @@ from typing import Any
 from rest_framework import serializers
 
 from engine.registry import all_games
+from tournaments import services
 from tournaments.models import (
     ApiToken,
     CheckIn,
@@ -158,24 +159,8 @@ class TournamentSerializer(serializers.ModelSerializer[Tournament]):
 
     class Meta:
         model = Tournament
-        fields = [
-            "id",
-            "club",
-            "name",
-            "game",
-            "rounds",
-            "series",
-            "table_min",
-            "table_max",
-            "table_preferred",
-            "seating_mode",
-            "turn_seconds",
-            "timeouts_to_bot",
-            "duplicate_deals",
-            "status",
-            "current_round",
-            "created_at",
-        ]
+        # The settings an organiser may change (one list, in the service), then the state.
+        fields = ["id", "club", *services.SETTINGS, "status", "current_round", "created_at"]
         read_only_fields = fields
 
     def get_current_round(self, tournament: Tournament) -> int:
