@@ -2,8 +2,9 @@
 """A small external Parlour client: it plays one seat of a game over HTTP only.
 
 It uses nothing but the Python standard library (no Parlour import): it signs
-in with a personal token, follows the game's event stream (Server-Sent Events)
-and, whenever the game waits for its seat, sends one of the legal actions the
+in with a personal token, waits for the other seats' moves with a long-poll
+(``GET /games/{id}?after=<sequence>``) and, whenever the game waits for its
+seat, sends one of the legal actions the
 server lists for it — a random one, or the first with ``--strategy first``.
 Old Maid's rearrangements are left alone: a draw names a position only.
 
@@ -30,7 +31,6 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Generator
 from typing import Any
 
 
@@ -95,36 +95,6 @@ class Client:
                 time.sleep(0.2 * (attempt + 1))  # the same key: never acted twice
         raise RuntimeError("the server did not answer five times in a row")
 
-    def stream(
-        self, game: int, after: int, timeout: float
-    ) -> Generator[tuple[str, str, Any], None, None]:
-        """The game's Server-Sent Events after sequence ``after``: (id, event, data)."""
-        request = urllib.request.Request(
-            f"{self.base}/games/{game}/stream?timeout={timeout:g}", method="GET"
-        )
-        request.add_header("Authorization", f"Bearer {self.token}")
-        request.add_header("Accept", "text/event-stream")
-        request.add_header("Last-Event-ID", str(after))
-        with urllib.request.urlopen(request, timeout=timeout + 30) as response:
-            event_id, event, data = "", "message", ""
-            for raw in response:
-                line = raw.decode().rstrip("\n").rstrip("\r")
-                if line == "":
-                    if data:
-                        yield event_id, event, json.loads(data)
-                    event_id, event, data = "", "message", ""
-                elif line.startswith(":"):
-                    continue  # a comment: keep-alive, or time is up
-                else:
-                    name, _, value = line.partition(":")
-                    value = value[1:] if value.startswith(" ") else value
-                    if name == "id":
-                        event_id = value
-                    elif name == "event":
-                        event = value
-                    elif name == "data":
-                        data = f"{data}\n{value}" if data else value
-
 
 def create_token(url: str, username: str, password: str) -> str:
     """A new personal token, from a username and password (HTTP Basic)."""
@@ -173,13 +143,8 @@ def play(
                 conflicts += 1
                 view = client.get(f"/games/{game}")
             continue
-        # Not our turn: wait on the stream for the next event, then look again.
-        events = client.stream(game, view["sequence"], timeout=20)
-        try:
-            next(events, None)  # the next event (or the end of the game, or time is up)
-        finally:
-            events.close()
-        view = client.get(f"/games/{game}")
+        # Not our turn: a long-poll answers with the view once the game moves on.
+        view = client.get(f"/games/{game}?after={view['sequence']}&wait=25")
     return {
         "game": game,
         "seat": seat,

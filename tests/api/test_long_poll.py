@@ -255,15 +255,14 @@ def test_wait_0_answers_at_once_and_without_after_nothing_waits(world: World, ap
         assert status == 200 and view == plain and took < 1, (query, took)
 
 
-def test_a_smaller_maximum_bounds_the_default_wait(
+def test_a_smaller_maximum_cuts_the_default_and_longer_waits(
     world: World, api: Api, settings: Any, without_redis: None
 ) -> None:
     settings.PARLOUR_LONG_POLL_SECONDS = 0.2
     _, game = tournament_game(world)
-    status, _, took = long_poll(api, game, f"after={game.sequence}", None)
-    assert status == 200 and 0.15 <= took < 1.5, f"answered after {took:.2f} s"
-    status, problem, _ = long_poll(api, game, f"after={game.sequence}&wait=1", None)
-    assert status == 400 and problem["field"] == "wait" and "0.2 seconds" in problem["detail"]
+    for query in (f"after={game.sequence}", f"after={game.sequence}&wait=20"):
+        status, _, took = long_poll(api, game, query, None)
+        assert status == 200 and 0.15 <= took < 1.5, f"{query}: answered after {took:.2f} s"
 
 
 # -- refusals --------------------------------------------------------------------------------------
@@ -278,10 +277,9 @@ def test_a_smaller_maximum_bounds_the_default_wait(
         ("after=%C2%B2", "after", "a sequence (0 or more)"),  # "²", a digit to str.isdigit
         ("after=99999999999", "after", "a sequence (0 or more)"),
         ("after=1&wait=x", "wait", "seconds, a number"),
-        ("after=1&wait=-1", "wait", "between 0 and 30 seconds"),
-        ("after=1&wait=31", "wait", "between 0 and 30 seconds"),
-        ("after=1&wait=nan", "wait", "between 0 and 30 seconds"),
-        ("after=1&wait=inf", "wait", "between 0 and 30 seconds"),
+        ("after=1&wait=-1", "wait", "seconds, 0 or more"),
+        ("after=1&wait=nan", "wait", "seconds, 0 or more"),
+        ("after=1&wait=inf", "wait", "seconds, 0 or more"),
         ("wait=x", "wait", "seconds, a number"),
     ],
 )

@@ -823,8 +823,9 @@ class GameDetailView(APIView):
             OpenApiParameter(
                 "wait",
                 {"type": "number", "minimum": 0},
-                description="With `after`: the most seconds to wait (default 25; at most"
-                " PARLOUR_LONG_POLL_SECONDS, 30 unless configured; 0 answers at once).",
+                description="With `after`: the most seconds to wait (default 25; longer"
+                " waits are cut to PARLOUR_LONG_POLL_SECONDS, 30 unless configured; 0"
+                " answers at once).",
             ),
         ],
         responses=GameViewSerializer,
@@ -853,7 +854,11 @@ class GameDetailView(APIView):
 
     @classmethod
     def _wait(cls, request: Request) -> float:
-        """``?wait=``: seconds, 0 up to ``PARLOUR_LONG_POLL_SECONDS`` (default 25 or less)."""
+        """``?wait=``: seconds, 0 or more (default 25), capped at ``PARLOUR_LONG_POLL_SECONDS``.
+
+        Capped, not refused: a client written for a longer wait keeps working
+        where the operator set a shorter one (it asks again sooner).
+        """
         from django.conf import settings
 
         most = float(settings.PARLOUR_LONG_POLL_SECONDS)
@@ -864,9 +869,9 @@ class GameDetailView(APIView):
             value = float(raw)
         except ValueError:
             raise ValidationError({"wait": [f"seconds, a number, not {raw!r}"]}) from None
-        if not 0 <= value <= most:  # also refuses nan
-            raise ValidationError({"wait": [f"between 0 and {most:g} seconds, not {raw}"]})
-        return value
+        if not 0 <= value < float("inf"):  # also refuses nan
+            raise ValidationError({"wait": [f"seconds, 0 or more, not {raw}"]})
+        return min(value, most)
 
 
 class GameEventsView(APIView):
