@@ -123,6 +123,14 @@ def legality(table: Table, seat: int, action: Any) -> str:
     return "legal"
 
 
+def _seconds(value: str) -> bool:
+    """Whether ``value`` is a number of seconds (0 or more, finite) as ``?wait=`` takes it."""
+    try:
+        return 0 <= float(value) < float("inf")
+    except ValueError:
+        return False
+
+
 class BadInput(RuleBasedStateMachine):
     """One tournament game, legal moves now and then, bad requests in between."""
 
@@ -503,6 +511,8 @@ class BadInput(RuleBasedStateMachine):
             not value.strip() or (value.isdecimal() and int(value) <= 2**31 - 1)
         ):
             return  # blank: no Last-Event-ID; a sequence: a place to resume after
+        if resource.endswith("wait=") and _seconds(value):
+            return  # any number of seconds is a wait (a long one is cut to the maximum)
         token = data.draw(st.sampled_from([None, *self.t.seat_tokens]), label="caller")
         self.refused(
             resource + value,
