@@ -358,13 +358,15 @@ class TournamentAdmin(OrganiserAdmin):
 
 
 class _PlayerRoundForm(forms.ModelForm):  # type: ignore[type-arg]
-    """A tournament, a player and an optional round, saved by a use case (``act``).
+    """A tournament, a player and an optional round, saved by a use case (``use_case``).
 
     The use case's own checks (and words) stand in for the model's uniqueness
     checks; an empty round means the next round that has not begun.
     """
 
     round_field = ""
+    #: The use case that saves the form: (tournament, player, round or None).
+    use_case: Callable[[Tournament, Player, int | None], object]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -372,15 +374,12 @@ class _PlayerRoundForm(forms.ModelForm):  # type: ignore[type-arg]
             self.fields[self.round_field].required = False
             self.fields[self.round_field].help_text = "empty: the next round that has not begun"
 
-    def act(self, tournament: Tournament, player: Player, round_number: int | None) -> object:
-        raise NotImplementedError
-
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         tournament, player = data.get("tournament"), data.get("player")
         if tournament is not None and player is not None and not self.errors:
             number = data.get(self.round_field)
-            _check(lambda: self.act(tournament, player, number))
+            _check(lambda: self.use_case(tournament, player, number))
         return data
 
     def validate_unique(self) -> None:
@@ -394,8 +393,9 @@ class RegistrationForm(_PlayerRoundForm):
         model = Registration
         fields = ("tournament", "player", "from_round")
 
-    def act(self, tournament: Tournament, player: Player, round_number: int | None) -> object:
-        return services.register(tournament, player, from_round=round_number)
+    use_case = staticmethod(
+        lambda tournament, player, number: services.register(tournament, player, from_round=number)
+    )
 
 
 @admin.register(Registration)
@@ -436,8 +436,7 @@ class CheckInForm(_PlayerRoundForm):
         model = CheckIn
         fields = ("tournament", "player", "round_number")
 
-    def act(self, tournament: Tournament, player: Player, round_number: int | None) -> object:
-        return services.check_in(tournament, player, round_number)
+    use_case = staticmethod(services.check_in)
 
 
 @admin.register(CheckIn)

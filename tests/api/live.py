@@ -128,8 +128,18 @@ def _wait_until_up(url: str, process: subprocess.Popen[str], log: Path, seconds:
 
 
 @contextmanager
-def live_server(database: LiveDatabase, tmp: Path, kind: str = "runserver") -> Iterator[LiveServer]:
-    """``runserver`` (WSGI, threaded) or ``gunicorn`` with uvicorn workers (ASGI)."""
+def live_server(
+    database: LiveDatabase,
+    tmp: Path,
+    kind: str = "runserver",
+    *,
+    workers: int = 2,
+    env: dict[str, str] | None = None,
+) -> Iterator[LiveServer]:
+    """``runserver`` (WSGI, threaded) or ``gunicorn`` with ``workers`` uvicorn workers (ASGI).
+
+    ``env``: settings on top of :func:`base_env`'s.
+    """
     port = free_port()
     if kind == "runserver":
         args = [PYTHON, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
@@ -140,7 +150,7 @@ def live_server(database: LiveDatabase, tmp: Path, kind: str = "runserver") -> I
             "-k",
             "uvicorn_worker.UvicornWorker",
             "-w",
-            "2",
+            str(workers),
             "-b",
             f"127.0.0.1:{port}",
             "--graceful-timeout",
@@ -151,7 +161,7 @@ def live_server(database: LiveDatabase, tmp: Path, kind: str = "runserver") -> I
         process = subprocess.Popen(
             args,
             cwd=ROOT,
-            env=base_env(database.url),
+            env=base_env(database.url) | (env or {}),
             stdout=out,
             stderr=subprocess.STDOUT,
             text=True,

@@ -119,6 +119,18 @@ def a_move_in_a_moment(world: World) -> tuple[Game, int, str, LaterAction]:
     return game, game.sequence, world.tokens[waiting], LaterAction(world, game.pk, name)
 
 
+def long_poll_across_a_move(world: World, api: Api) -> tuple[Game, dict[str, Any], str]:
+    """A long-poll while another player acts :data:`ACT_AFTER` seconds later: it must answer
+    with that move, soon after it (the game, the view it answered, the waiter's token)."""
+    game, sequence, token, later = a_move_in_a_moment(world)
+    status, view, took = long_poll(api, game, f"after={sequence}&wait=10", token)
+    acted, body = later.result()
+    assert acted == 200, f"the action stands whoever hears of it: {body}"
+    assert status == 200 and view["sequence"] == body["sequence"] > sequence
+    assert ACT_AFTER <= took < 3, f"answered after {took:.2f} s"
+    return game, view, token
+
+
 # -- waking ----------------------------------------------------------------------------------------
 
 
@@ -130,12 +142,7 @@ def test_a_long_poll_wakes_when_another_players_action_commits(
 ) -> None:
     # Only the publish can wake it this soon: the next read of the row is 5 s away.
     monkeypatch.setattr(notify, "RECHECK_SECONDS", 5.0)
-    game, sequence, token, later = a_move_in_a_moment(world)
-    status, view, took = long_poll(api, game, f"after={sequence}&wait=10", token)
-    acted, body = later.result()
-    assert acted == 200, body
-    assert status == 200 and view["sequence"] == body["sequence"] > sequence
-    assert ACT_AFTER <= took < 3, f"answered after {took:.2f} s"
+    game, view, token = long_poll_across_a_move(world, api)
     plain = api.get(f"/api/v1/games/{game.pk}", token=token)[1]
     assert view == plain, "a long-poll answers what the plain GET shows"
 
@@ -157,13 +164,8 @@ def test_a_lost_publish_only_delays_the_long_poll_until_the_next_database_read(
     assert client is not None
     monkeypatch.setattr(client, "publish", dead.publish)
     monkeypatch.setattr(notify, "RECHECK_SECONDS", 0.5)
-    game, sequence, token, later = a_move_in_a_moment(world)
     with caplog.at_level(logging.WARNING, logger="tournaments.notify"):
-        status, view, took = long_poll(api, game, f"after={sequence}&wait=10", token)
-        acted, body = later.result()
-    assert acted == 200, "the action stands though nobody heard of it"
-    assert status == 200 and view["sequence"] == body["sequence"] > sequence
-    assert ACT_AFTER <= took < 3, f"answered after {took:.2f} s"
+        long_poll_across_a_move(world, api)
     assert any("could not publish" in r.getMessage() for r in caplog.records)
 
 
@@ -173,13 +175,8 @@ def test_while_redis_is_down_actions_succeed_and_a_long_poll_wakes_by_polling(
     world: World, api: Api, settings: Any, on_postgres: None, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings.REDIS_URL = REDIS_DOWN
-    game, sequence, token, later = a_move_in_a_moment(world)
     with caplog.at_level(logging.WARNING, logger="tournaments.notify"):
-        status, view, took = long_poll(api, game, f"after={sequence}&wait=10", token)
-        acted, body = later.result()
-    assert acted == 200, body
-    assert status == 200 and view["sequence"] == body["sequence"] > sequence
-    assert ACT_AFTER <= took < 3, f"answered after {took:.2f} s"
+        long_poll_across_a_move(world, api)
     messages = [r.getMessage() for r in caplog.records]
     assert any("polling" in m for m in messages), messages
     assert any("could not publish" in m for m in messages), messages
@@ -190,12 +187,7 @@ def test_while_redis_is_down_actions_succeed_and_a_long_poll_wakes_by_polling(
 def test_without_redis_a_long_poll_wakes_by_polling_the_database(
     world: World, api: Api, without_redis: None, on_postgres: None
 ) -> None:
-    game, sequence, token, later = a_move_in_a_moment(world)
-    status, view, took = long_poll(api, game, f"after={sequence}&wait=10", token)
-    acted, body = later.result()
-    assert acted == 200, body
-    assert status == 200 and view["sequence"] == body["sequence"] > sequence
-    assert ACT_AFTER <= took < 3, f"answered after {took:.2f} s"
+    long_poll_across_a_move(world, api)
 
 
 # -- not waiting, or not for long ----------------------------------------------------------------

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -36,7 +35,7 @@ from psycopg_pool import PoolTimeout
 from conftest import postgres_url
 from parlour.env import ConfigError
 from parlour.settings import database_settings
-from tests.api.live import BIN, LiveDatabase, base_env, free_port, live_database
+from tests.api.live import LiveDatabase, live_database, live_server
 from tournaments.api import views
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -192,63 +191,18 @@ def pooled_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PooledSe
     tmp = tmp_path_factory.mktemp("pool")
     with live_database(tmp, postgres_url()) as database:
         parts = urlparse(database.url)
-        env = base_env(database.url) | {
+        env = {
             "DATABASE_POOL_SIZE": str(POOL_SIZE),
             "DATABASE_POOL_TIMEOUT": "5",
             "PARLOUR_LONG_POLL_SECONDS": "10",
         }
-        port = free_port()
-        log = tmp / "gunicorn.log"
-        with log.open("w") as out:
-            process = subprocess.Popen(
-                [
-                    str(BIN / "gunicorn"),
-                    "parlour.asgi:application",
-                    "-k",
-                    "uvicorn_worker.UvicornWorker",
-                    "-w",
-                    "1",
-                    "-b",
-                    f"127.0.0.1:{port}",
-                    "--graceful-timeout",
-                    "2",
-                ],
-                cwd=ROOT,
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                text=True,
-                start_new_session=True,
-            )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            _wait_for(url + "/healthz", process, log)
+        with live_server(database, tmp, "gunicorn", workers=1, env=env) as server:
             yield PooledServer(
-                url,
+                server.url,
                 database,
                 parts.path.lstrip("/"),
                 urlunparse(parts._replace(path="/postgres")),
             )
-        finally:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
-
-
-def _wait_for(url: str, process: subprocess.Popen[str], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server stopped: {log.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            time.sleep(0.1)
-    raise RuntimeError(f"the server did not answer: {log.read_text()[-3000:]}")
 
 
 def _get(url: str, token: str | None = None) -> int:
