@@ -196,6 +196,18 @@ def _fresh(game: Game, sequence: int) -> None:
             raise Conflict(game.stream, sequence, max(game.sequence, sequence))
 
 
+def game_row(game_id: int) -> Game | None:
+    """Game ``game_id``'s row, or ``None``.
+
+    Every action and game read starts here: a raw query, because compiling the
+    ORM's ``filter(pk=…).first()`` cost several times the query's own round trip
+    on our machines (bench/floor.py, docs/benchmarks.md).
+    """
+    for game in Game.objects.raw(f"SELECT * FROM {Game._meta.db_table} WHERE id = %s", [game_id]):
+        return game
+    return None
+
+
 def _game(game: Game | int) -> Game:
     if isinstance(game, Game):
         return game
@@ -312,9 +324,22 @@ def _seed_of(deal: Mapping[str, Any]) -> str:
 
 
 def _save_projection(game: Game, fields: dict[str, Any]) -> None:
+    """Set ``fields`` on ``game`` and write them to its row.
+
+    Every action writes the row, so the ``UPDATE`` is written by hand: the ORM's
+    ``update()`` compiled it afresh each time, at more CPU than the statement
+    costs the database (docs/benchmarks.md, "HTTP load").  Each value is prepared
+    by its field, as ``update()`` does.
+    """
     for name, value in fields.items():
         setattr(game, name, value)
-    Game.objects.filter(pk=game.pk).update(**fields)
+    columns = [Game._meta.get_field(name) for name in fields]
+    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in columns)
+    values = [f.get_db_prep_save(getattr(game, f.attname), connection) for f in columns]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Game._meta.db_table} SET {assignments} WHERE id = %s", [*values, game.pk]
+        )
 
 
 def rebuild_projections() -> int:

@@ -36,10 +36,11 @@ from tournaments.autoplay import (
     bot_to_act,
     play_bot_move,
     table_id_of,
+    table_seats,
 )
 from tournaments.clock import deadline_of, fire_timeout, note_own_actions
 from tournaments.clock import sweep as run_sweep
-from tournaments.models import Game, Round, Table, TableSeat, Tournament
+from tournaments.models import Game, Round, Table, Tournament
 
 log = logging.getLogger(__name__)
 
@@ -190,15 +191,7 @@ def _handle(game_id: int, sequence: int, row: Game | None = None) -> None:
         if game is None or game.sequence != sequence:
             return  # gone, or moved on: the later change's signal takes over
         table = table_id_of(game)
-        seats = (
-            list(
-                TableSeat.objects.filter(table_id=table)
-                .order_by()  # the model's ordering joins three tables for nothing here
-                .values_list("seat", "autoplay", "timeouts_in_a_row")
-            )
-            if table is not None
-            else []
-        )
+        seats = table_seats(table) if table is not None else []
         note_own_actions(game, counted=[seat for seat, _, count in seats if count])
         dispatch(game, bots=bot_seats(game, handed=[seat for seat, bot, _ in seats if bot]))
     except (DatabaseError, BrokerError) as error:

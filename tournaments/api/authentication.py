@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
@@ -57,6 +57,31 @@ def revoke_token(token: ApiToken) -> ApiToken:
     return token
 
 
+def _token_owner(key_hash: str, now: datetime) -> tuple[User, ApiToken, bool] | None:
+    """The active user of the live token with ``key_hash``, the token, and whether its
+    ``last_used_at`` is older than :data:`TOUCH_EVERY`; ``None`` if there is no such token.
+
+    Every API request with a token comes through here, so it is one hand-written
+    query: the ORM's compiling of the equivalent ``select_related`` query cost
+    more CPU than the rest of the authentication (bench/floor.py, docs/benchmarks.md).
+    The token comes back with only its id and user loaded (the rest is deferred).
+    """
+    users = User.objects.raw(
+        f"SELECT u.*, t.id AS parlour_token_id,"
+        f" (t.last_used_at IS NULL OR t.last_used_at < %s) AS parlour_token_stale"
+        f" FROM {ApiToken._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id"
+        f" WHERE t.key_hash = %s AND t.revoked_at IS NULL AND u.is_active",
+        [connection.ops.adapt_datetimefield_value(now - TOUCH_EVERY), key_hash],
+    )
+    for user in users:
+        token = ApiToken.from_db(
+            connection.alias, ["id", "user_id"], [user.parlour_token_id, user.pk]
+        )
+        token.user = user
+        return user, token, bool(user.parlour_token_stale)
+    return None
+
+
 class BearerTokenAuthentication(BaseAuthentication):
     """``Authorization: Bearer <key>`` with a personal token; ``request.auth`` is the token."""
 
@@ -74,20 +99,15 @@ class BearerTokenAuthentication(BaseAuthentication):
             key = parts[1].decode("ascii")
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("a token key is plain ASCII") from None
-        token = (
-            ApiToken.objects.select_related("user")
-            .filter(key_hash=hash_key(key), revoked_at__isnull=True)
-            .first()
-        )
-        if token is None or not token.user.is_active:
+        found = _token_owner(hash_key(key), timezone.now())
+        if found is None:
             raise exceptions.AuthenticationFailed(
                 "this token is unknown or revoked: create a new one (POST /api/v1/tokens)"
             )
-        now = timezone.now()
-        if token.last_used_at is None or now - token.last_used_at > TOUCH_EVERY:
-            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-            token.last_used_at = now
-        return token.user, token
+        user, token, stale = found
+        if stale:
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+        return user, token
 
     def authenticate_header(self, request: Request) -> str:
         return 'Bearer realm="api"'
