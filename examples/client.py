@@ -12,7 +12,8 @@ Old Maid's rearrangements are left alone: a draw names a position only.
     python examples/client.py --url http://127.0.0.1:8000 --token prl_... --mine
 
 ``--mine`` plays your running games (``GET /api/v1/games?mine=true``) one after
-the other until none is left: a whole series at a tournament table.
+the other until none is left: a whole series at a tournament table (a finished
+game's view names the table's next deal, ``next_game``).
 The token can also come from the ``PARLOUR_TOKEN`` environment variable, or be
 created from ``--username``/``--password`` (HTTP Basic, ``POST /api/v1/tokens``).
 At the end it prints one JSON line: the game, the seat, the moves it made and
@@ -152,6 +153,7 @@ def play(
         "conflicts": conflicts,
         "result": view.get("outcome"),
         "sequence": view["sequence"],
+        "next_game": view.get("next_game"),
     }
 
 
@@ -181,13 +183,18 @@ def main(argv: list[str] | None = None) -> int:
     # --mine: every running game of ours, one after the other (a table's series deals
     # its next game as soon as one ends), until none is left.
     played = 0
+    following: int | None = None
     while True:
-        running = client.get("/games?mine=true&status=running")["results"]
-        if not running:
-            break
-        summary = play(client, running[-1]["id"], args.strategy, args.seed)
+        if following is None:
+            running = client.get("/games?mine=true&status=running")["results"]
+            if not running:
+                break
+            following = running[-1]["id"]
+        summary = play(client, following, args.strategy, args.seed)
         print(json.dumps(summary | {"player": me["username"]}), flush=True)
         played += 1
+        # The view of a finished game names the table's next deal, if the series goes on.
+        following = summary["next_game"]
     if not played:
         print(f"{me['username']} has no running game", file=sys.stderr)
         return 1

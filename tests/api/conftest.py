@@ -112,15 +112,19 @@ def world(db: Any) -> World:
 
 
 def tournament_game(
-    world: World, game: str = "old_maid", names: tuple[str, ...] = ("alice", "bob", "carol")
+    world: World,
+    game: str = "old_maid",
+    names: tuple[str, ...] = ("alice", "bob", "carol"),
+    deals: int = 1,
 ) -> tuple[Tournament, Game]:
-    """A one-round tournament of ``game`` at one table of ``names``, begun: its first game."""
+    """A one-round tournament of ``game`` at one table of ``names`` (a series of ``deals``
+    deals), begun: its first game."""
     tournament = services.create_tournament(
         world.club,
         f"{game} night",
         game,
         1,
-        series={"kind": get_game(game).default_series.kind, "target": 1},
+        series={"kind": get_game(game).default_series.kind, "target": deals},
         table_min=len(names),
         table_max=len(names),
     )

@@ -110,6 +110,25 @@ def standalone(world: World, names: tuple[str, ...] = ("alice", "bob")) -> Game:
     )
 
 
+def test_a_finished_games_view_names_the_tables_next_deal_until_the_series_ends(
+    world: World, api: Api
+) -> None:
+    _, first = tournament_game(world, deals=2, names=("alice", "bob"))
+    token = world.tokens["alice"]
+    assert api.get(f"/api/v1/games/{first.pk}", token=token)[1]["next_game"] is None
+    play(first)
+    second = Game.objects.get(table=first.table, number_in_series=2)
+    for who in (token, None):  # the seat and the public see the same link
+        status, view, _ = api.get(f"/api/v1/games/{first.pk}", token=who)
+        assert status == 200 and view["status"] == "over"
+        assert view["next_game"] == second.pk
+    assert api.get(f"/api/v1/games/{second.pk}", token=token)[1]["next_game"] is None
+    play(second)
+    status, view, _ = api.get(f"/api/v1/games/{second.pk}", token=token)
+    assert view["status"] == "over" and view["next_game"] is None  # the series' last deal
+    assert api.get(f"/api/v1/games/{standalone(world).pk}", token=token)[1]["next_game"] is None
+
+
 def test_a_running_game_outside_tournaments_is_404_for_everyone_but_its_players(
     world: World, api: Api
 ) -> None:

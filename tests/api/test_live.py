@@ -127,6 +127,8 @@ def test_an_example_client_plays_a_series_against_bots_under_asgi(
     # The bots moved inside the server, right after each of Dan's moves.
     games = call(asgi.url, "GET", f"/api/v1/games?tournament={tournament}")[1]["results"]
     assert [s["game"] for s in summaries] == sorted(g["id"] for g in games)
+    # Each finished game's view named the next deal, which the client went on with.
+    assert [s["next_game"] for s in summaries] == [s["game"] for s in summaries[1:]] + [None]
     assert all(g["status"] == "over" for g in games)
     assert all(s["moves"] > 0 and s["player"] == "dan" for s in summaries)
     status, body = call(asgi.url, "GET", f"/api/v1/tournaments/{tournament}")

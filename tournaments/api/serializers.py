@@ -441,6 +441,11 @@ class GameViewSerializer(serializers.Serializer[Any]):
     sitting = SeatContextSerializer(
         many=True, help_text="Who sits where: player id, name and bot level per seat."
     )
+    next_game = serializers.IntegerField(
+        allow_null=True,
+        help_text="Once the game is over: its table's next game in the series (null while"
+        " it runs, after the series' last game, and outside tournaments).",
+    )
     hidden = serializers.DictField(required=False, help_text="After the end: every hidden card.")
     deck = serializers.ListField(
         child=serializers.CharField(), required=False, help_text="After the end: the deck."

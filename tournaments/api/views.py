@@ -739,7 +739,26 @@ def view_of(access: GameAccess, state: Any = None) -> dict[str, Any]:
     view["tournament"] = _context_int(game, "tournament")
     view["table"] = _context_int(game, "table")
     view["sitting"] = seats
+    view["next_game"] = _next_game(game)
     return view
+
+
+def _next_game(game: Game) -> int | None:
+    """Once ``game`` is over: the id of its table's next game, if the series dealt one.
+
+    Lets a client go on to the next deal from the view it already has, instead of
+    reading the table (whose answer grows with the series).  The next game is
+    dealt in the transaction that ends this one, so an over view names it.
+    """
+    if not game.is_over or game.table_id is None or game.number_in_series is None:
+        return None
+    following: int | None = (
+        Game.objects.filter(table_id=game.table_id, number_in_series__gt=game.number_in_series)
+        .order_by("number_in_series")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    return following
 
 
 _GAME_ID = _id_param("game_id", "The game's id.")
