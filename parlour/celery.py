@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 from celery import Celery
+from celery.signals import task_postrun, task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
 
@@ -17,6 +18,24 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 SWEEP_TASK = "tournaments.tasks.sweep"
+
+
+@task_prerun.connect  # type: ignore[untyped-decorator]
+@task_postrun.connect  # type: ignore[untyped-decorator]
+def close_old_database_connections(sender: Any = None, **kwargs: Any) -> None:
+    """Around each task, what Django does around each request: close this process's
+    database connections that are older than ``DATABASE_CONN_MAX_AGE`` or unusable
+    (errors, a PostgreSQL restart), so a worker keeps a working connection from
+    task to task (settings: ``CELERY_DB_REUSE_MAX``).
+
+    Not for an eager task: it runs inside its caller's request and transaction.
+    """
+    from django.db import close_old_connections
+
+    request = getattr(sender, "request", None)
+    if getattr(request, "is_eager", False):
+        return
+    close_old_connections()
 
 
 @app.on_after_configure.connect  # type: ignore[untyped-decorator]

@@ -148,6 +148,10 @@ def database_settings(
         # (psycopg_pool backs off from 1 s) for a new one instead of failing with
         # it; without the check each dead connection failed one request.
         config["CONN_HEALTH_CHECKS"] = True
+    elif conn_max_age > 0:
+        # A kept connection may have died meanwhile (a PostgreSQL restart): check it
+        # before the request or task that reuses it, rather than fail that one.
+        config["CONN_HEALTH_CHECKS"] = True
     return config
 
 
@@ -246,6 +250,13 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A worker that loses the broker stops its running tasks: they are redelivered
 # (acks late), and a second run changes nothing.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# Celery's Django fix-up closes every database connection around each task unless
+# this is set (it then closes them every 1,000 tasks): a bot move paid a new
+# PostgreSQL connection, several times the move's own database work
+# (docs/benchmarks.md).  parlour/celery.py instead does around each task what
+# Django does around a request: it closes a connection older than
+# DATABASE_CONN_MAX_AGE (0, the default: after every task) or no longer usable.
+CELERY_DB_REUSE_MAX = 1000
 # Our tasks take milliseconds: a task still running after this is stuck.
 CELERY_TASK_SOFT_TIME_LIMIT = 60
 CELERY_TASK_TIME_LIMIT = 90

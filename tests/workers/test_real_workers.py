@@ -9,16 +9,29 @@ from __future__ import annotations
 import base64
 import json
 import time
+import uuid
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 import redis
+from django.db import connections
 
 from engine.record import import_record
 from engine.registry import get_game
 from events.store import StoredEvent
-from tests.workers.conftest import WORKER_DATABASES, Worker, wait_for
+from tests.workers.conftest import (
+    BROKER_DB,
+    WORKER_DATABASES,
+    Worker,
+    broker,
+    default_database,
+    flush_test_redis,
+    redis_at,
+    wait_for,
+    worker_alias,
+)
 from tests.workers.tables import (
     begin_next_round,
     bot_game,
@@ -221,3 +234,44 @@ def test_a_commit_queues_the_bot_move_and_each_persons_timeout_at_its_deadline(
             assert datetime.fromisoformat(message["headers"]["eta"]) == clock.deadline_of(
                 game, seat
             )
+
+
+def test_a_worker_keeps_its_database_connection_from_task_to_task(
+    worker_env: dict[str, str], tmp_path: Any
+) -> None:
+    """With DATABASE_CONN_MAX_AGE a pool process reuses its connection for the next task
+    (Celery's Django fix-up would otherwise close it after every task: a connect per bot
+    move, docs/benchmarks.md), and closes it only when it is too old or unusable."""
+    name = f"parlour-reuse-{uuid.uuid4().hex[:8]}"
+    env = worker_env | {
+        "DATABASE_URL": worker_env["DATABASE_URL"] + "?" + urlencode({"application_name": name}),
+        "DATABASE_CONN_MAX_AGE": "60",
+    }
+    flush_test_redis()
+    process = Worker(env, tmp_path / "worker.log")
+    with default_database(worker_alias()), broker(redis_at(BROKER_DB)):
+        try:
+            process.start()
+            game = bot_game("bhabhi", ["random", "heuristic", "heuristic", "random"])
+            wait_for(
+                lambda: refreshed(game).is_over,
+                timeout=60,
+                what="the game to end",
+                check=process.alive_or_fail,
+            )
+            stored = events(game)
+            bot_moves = [e for e in stored if e.cause_kind == "bot"]
+            assert len(bot_moves) >= 4  # moves after the first, each its own task
+            with connections[worker_alias()].cursor() as cursor:
+                cursor.execute(
+                    "SELECT COUNT(*) FROM pg_stat_activity"
+                    " WHERE application_name = %s AND backend_start < %s",
+                    [name, bot_moves[0].recorded_at],
+                )
+                (kept,) = cursor.fetchone()
+        finally:
+            process.stop()
+    # The pool processes' connections opened before the first move are still open after
+    # the last: every move in between reused them (a connect per task leaves none).
+    assert kept >= 1
+    assert_whole(game)
