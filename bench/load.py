@@ -18,7 +18,7 @@ For each level (1, 8, 32, 128 concurrent players) it sets up, with Django code, 
 one-round Old Maid tournament of that many tables, each a person and a heuristic
 bot (``--people``, ``--bots``: other tables, e.g. ``--people 2 --bots 0`` for two
 people and no worker on the path), each person with a login and an API token; then
-each person is an asyncio task on one ``httpx.AsyncClient`` that plays its seat as a
+each person is an asyncio task on one ``aiohttp`` session that plays its seat as a
 client would: ``GET`` the game; when its seat is waited for, ``POST`` a random legal
 action with the sequence it saw and a fresh ``Idempotency-Key``; otherwise long-poll
 ``GET …?after=<sequence>&wait=<--long-poll>`` (``--long-poll 0``: poll again after
@@ -445,7 +445,9 @@ def main() -> int:
         # The profile runs in this process: stop the web server first (under ASGI it may
         # hold many database connections, docs/operations.md), keep the worker for the bots.
         web.stop()
-        layers, per_request = profile_actions(args.profile_requests, 8)
+        layers, per_request = (
+            profile_actions(args.profile_requests, 8) if args.profile_requests > 0 else ([], 0.0)
+        )
 
     print()
     print(f"HTTP load, {args.game} ({args.people} people, {args.bots} bots a table), {server}")
@@ -463,6 +465,8 @@ def main() -> int:
             f" {r['conflicts']:>5} {r['errors']:>6}"
             f"  {c['web']:.2f}/{c['worker']:.2f}/{c['pg']:.2f}/{c['client']:.2f}/{c['others']:.2f}"
         )
+    if not layers:
+        return 0
     print()
     print(f"Action path, in process (cProfile), {per_request:.1f} ms per POST profiled:")
     for label, ms, share in layers:

@@ -8,7 +8,7 @@ with gthread workers), and ``celery -A parlour worker`` processes (one of them
 with ``--beat``).  This process points Django at the same database and broker,
 so that it can set up players, tokens and tournaments and check the store.
 
-Players are asyncio tasks on one ``httpx.AsyncClient``: each plays its seat of a
+Players are asyncio tasks on one ``aiohttp`` session: each plays its seat of a
 tournament table through the API as any client would (GET the game, POST an
 action with the sequence it saw and a fresh ``Idempotency-Key``, retrying the
 same key after an error), and records what the API acknowledged.
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import random
 import signal
@@ -310,7 +311,10 @@ class Stack:
             "--without-mingle",
             f"--hostname={node}@%h",
         ]
-        process = self._process(name, args, self.env | {"LOG_LEVEL": "INFO"})
+        # Each pool process runs one task at a time: it keeps its database connection
+        # (docs/operations.md) instead of connecting for every task, as compose runs it.
+        env = self.env | {"LOG_LEVEL": "INFO", "DATABASE_CONN_MAX_AGE": "60"}
+        process = self._process(name, args, env)
         deadline = time.monotonic() + 60
         while True:
             text = process.log.read_text(errors="replace") if process.log.exists() else ""
@@ -463,6 +467,37 @@ def choose_action(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | 
     return rng.choice(actions) if actions else None
 
 
+@dataclass(frozen=True)
+class Answer:
+    """An HTTP answer, read whole."""
+
+    status_code: int
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+class Client:
+    """The players' HTTP client: an ``aiohttp`` session with the two calls they make.
+
+    aiohttp, not httpx: on our 2-core machines httpx's ``AsyncClient`` cost
+    about 5 ms of CPU a request against aiohttp's 0.3 ms (docs/benchmarks.md),
+    and the client shares the cores with the server it measures.
+    """
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    async def get(self, path: str, *, headers: dict[str, str]) -> Answer:
+        async with self.session.get(path, headers=headers) as response:
+            return Answer(response.status, await response.read())
+
+    async def post(self, path: str, *, json: Any, headers: dict[str, str]) -> Answer:
+        async with self.session.post(path, json=json, headers=headers) as response:
+            return Answer(response.status, await response.read())
+
+
 async def _get(
     client: Any, path: str, token: str, record: Record, *, timed: bool = True
 ) -> tuple[int, dict[str, Any] | None]:
@@ -568,7 +603,11 @@ async def play_seat(
             if view is None:
                 await asyncio.sleep(poll if status else 0.2)
                 continue
+        if view.get("status") == "over" and view.get("next_game"):
+            game, view = view["next_game"], None  # the series' next deal
+            continue
         if view.get("status") == "over":
+            # No next game named: the series is over, or this server predates next_game.
             _, table = await _get(client, f"/api/v1/tables/{me.table}", me.token, record)
             if table is None:
                 await asyncio.sleep(0.2)
@@ -615,15 +654,16 @@ def run_players(
 
     Returns the record, the measured wall time and this client's CPU seconds.
     """
-    import httpx
+    import aiohttp
 
     seats = list(seats)
     record = Record(measuring=warmup <= 0)
 
     async def main() -> float:
-        limits = httpx.Limits(max_connections=len(seats) + 8, max_keepalive_connections=len(seats))
-        timeout = httpx.Timeout(30.0, connect=10.0)
-        async with httpx.AsyncClient(base_url=url, limits=limits, timeout=timeout) as client:
+        connector = aiohttp.TCPConnector(limit=len(seats) + 8)
+        timeout = aiohttp.ClientTimeout(sock_connect=10.0, sock_read=30.0)
+        async with aiohttp.ClientSession(url, connector=connector, timeout=timeout) as session:
+            client = Client(session)
             begin = time.monotonic()
             until = begin + warmup + seconds
             rng = random.Random(seed)
