@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # before bench/, whose engine.py would shadow the package
 
-from bench.faults.stack import BIN, Process, Stack, free_port, person_tables  # noqa: E402
+from bench.faults.stack import Stack, person_tables  # noqa: E402
 from bench.load import group_cpu, postgres_cpu  # noqa: E402
 
 
@@ -73,38 +73,6 @@ def _children_cpu() -> float:
     return spent
 
 
-def start_bare(stack: Stack, workers: int, threads: int) -> tuple[Process, str]:
-    """gunicorn serving ``bench/floor_app.py`` with the same worker shape."""
-    port = free_port()
-    args = [
-        str(BIN / "gunicorn"),
-        "bench.floor_app:application",
-        "-k",
-        "gthread",
-        "--threads",
-        str(threads),
-        "--workers",
-        str(workers),
-        "--bind",
-        f"127.0.0.1:{port}",
-        "--backlog",
-        "2048",
-    ]
-    process = stack._process("bare", args)
-    url = f"http://127.0.0.1:{port}/"
-    import urllib.request
-
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return process, url
-        except OSError:
-            if time.monotonic() > deadline:
-                raise SystemExit("the bare server did not answer:\n" + process.tail()) from None
-            time.sleep(0.2)
-
-
 def measure(
     name: str, url: str, pgid: int | None, args: argparse.Namespace, header: str | None = None
 ) -> None:
@@ -134,12 +102,14 @@ def main() -> int:
     _children_cpu()
     with Stack("parlour_floor") as stack:
         _, seats = person_tables("floor", 1, people_per_table=2, bots_per_table=0)
-        bare, bare_url = start_bare(stack, args.web_workers, args.threads)
+        bare = stack.start_web(
+            args.web_workers, "wsgi", args.threads, app="bench.floor_app:application"
+        )
         print(
             f"gunicorn gthread {args.web_workers} x {args.threads} threads,"
             f" wrk {args.connections} connections, {args.seconds:.0f} s each:"
         )
-        measure("bare WSGI (no Django)", bare_url, bare.popen and bare.popen.pid, args)
+        measure("bare WSGI (no Django)", stack.url + "/", bare.popen and bare.popen.pid, args)
         bare.stop()
         web = stack.start_web(args.web_workers, "wsgi", args.threads)
         pgid = web.popen.pid if web.popen else None

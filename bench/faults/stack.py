@@ -241,9 +241,17 @@ class Stack:
         return process
 
     def start_web(
-        self, workers: int, server: str = "asgi", threads: int = 8, pool: int = 0
+        self,
+        workers: int,
+        server: str = "asgi",
+        threads: int = 8,
+        pool: int = 0,
+        app: str = "parlour.wsgi:application",
     ) -> Process:
         """gunicorn with ``workers`` processes: uvicorn workers (asgi) or gthread (wsgi).
+
+        ``app``: the WSGI application gthread serves (another one only to measure the
+        server itself, ``bench/floor.py``; it must answer ``/healthz`` with a 200).
 
         With ``pool`` each process has a connection pool of that size
         (``DATABASE_POOL_SIZE``).  Otherwise, under gthread each thread keeps its
@@ -262,7 +270,7 @@ class Stack:
         else:
             args = [
                 str(BIN / "gunicorn"),
-                "parlour.wsgi:application",
+                app,
                 "-k",
                 "gthread",
                 "--threads",
