@@ -143,14 +143,11 @@ def database_settings(
         }
         config["OPTIONS"] = options
         config["CONN_MAX_AGE"] = 0
-        # The pool checks a connection before handing it out (one empty round
-        # trip): after a PostgreSQL restart a request that meets a dead one waits
-        # (psycopg_pool backs off from 1 s) for a new one instead of failing with
-        # it; without the check each dead connection failed one request.
-        config["CONN_HEALTH_CHECKS"] = True
-    elif conn_max_age > 0:
-        # A kept connection may have died meanwhile (a PostgreSQL restart): check it
-        # before the request or task that reuses it, rather than fail that one.
+    if pool_size > 0 or config["CONN_MAX_AGE"]:
+        # A pooled or kept connection may have died meanwhile (a PostgreSQL
+        # restart): check it before the request or task that reuses it (one empty
+        # round trip) rather than fail that one; with the pool, a request that meets
+        # a dead one waits (psycopg_pool backs off from 1 s) for a new one.
         config["CONN_HEALTH_CHECKS"] = True
     return config
 

@@ -48,6 +48,7 @@ from tournaments.games import (
     IdempotencyKeyReused,
     IllegalAction,
     apply_timeout,
+    game_row,
     stream_name,
 )
 from tournaments.models import Game, TableSeat
@@ -91,7 +92,7 @@ def fire_timeout(
     applied (a duplicate).  At a tournament table the timeout is counted, in
     the same transaction, and may hand the seat to a bot.
     """
-    game = Game.objects.filter(pk=game_id).first()
+    game = game_row(game_id)
     if game is None or game.is_over or game.sequence != expected_sequence:
         return None
     due = deadline_of(game, seat)
@@ -277,7 +278,7 @@ def table_seat(target: TableSeat | Game | int, seat: int | None = None) -> Table
         return target
     if seat is None:
         raise ServiceError("name the seat of the game: seat=<number>", "seat")
-    game = target if isinstance(target, Game) else Game.objects.filter(pk=target).first()
+    game = target if isinstance(target, Game) else game_row(target)
     if game is None:
         raise ServiceError(f"there is no game {target}: give the id of a tournament game", "game")
     table = table_id_of(game)

@@ -211,7 +211,10 @@ def game_row(game_id: int) -> Game | None:
 def _game(game: Game | int) -> Game:
     if isinstance(game, Game):
         return game
-    return Game.objects.get(pk=game)
+    found = game_row(game)
+    if found is None:
+        raise Game.DoesNotExist(f"there is no game {game}")
+    return found
 
 
 # -- projections ----------------------------------------------------------------------

@@ -30,13 +30,12 @@ from typing import Any
 
 import redis
 from django.conf import settings
-from django.db import connection
 from redis.backoff import NoBackoff
 from redis.client import PubSub
 from redis.retry import Retry
 
 from parlour.db import release_pooled_connections
-from tournaments.models import Game
+from tournaments.games import game_row
 
 log = logging.getLogger(__name__)
 
@@ -120,15 +119,10 @@ def on_game_changed(sender: Any, game_id: int, sequence: int, **kwargs: Any) -> 
 
 def moved(game_id: int, after: int) -> bool:
     """Whether game ``game_id`` is past sequence ``after``, over, or gone (nothing to wait for)."""
-    # By hand, like games.game_row: every waiter asks this at least once a second.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT sequence, status FROM {Game._meta.db_table} WHERE id = %s", [game_id]
-        )
-        row = cursor.fetchone()
+    game = game_row(game_id)
     # With a pool, a waiter must not keep one of the process's few connections.
     release_pooled_connections()
-    return row is None or row[0] > after or row[1] == Game.Status.OVER
+    return game is None or game.sequence > after or game.is_over
 
 
 def wait_for_move(game_id: int, after: int, timeout: float) -> None:

@@ -40,6 +40,7 @@ from tournaments.autoplay import (
 )
 from tournaments.clock import deadline_of, fire_timeout, note_own_actions
 from tournaments.clock import sweep as run_sweep
+from tournaments.games import game_row
 from tournaments.models import Game, Round, Table, Tournament
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ def timeout(self: Any, game_id: int, seat: int, expected_sequence: int) -> int |
     one that runs well before it is queued again with ``eta`` = the deadline.
     Returns the new sequence or ``None`` (nothing to do).
     """
-    game = Game.objects.filter(pk=game_id).first()
+    game = game_row(game_id)
     if game is None or game.is_over or game.sequence != expected_sequence:
         return None
     due = deadline_of(game, seat)
@@ -187,7 +188,7 @@ def _handle(game_id: int, sequence: int, row: Game | None = None) -> None:
         # The row the change left (sent with the signal) saves reading it again; a
         # task queued from it that a later change overtook does nothing (it names
         # the sequence it expects).
-        game = row if row is not None else Game.objects.filter(pk=game_id).first()
+        game = row if row is not None else game_row(game_id)
         if game is None or game.sequence != sequence:
             return  # gone, or moved on: the later change's signal takes over
         table = table_id_of(game)

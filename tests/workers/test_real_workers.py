@@ -70,7 +70,8 @@ def assert_whole(game: Game) -> None:
             assert event.idempotency_key == f"bot:{game.pk}:{event.sequence - 1}:{seat}"
 
 
-def test_a_game_of_bots_plays_to_the_end_on_its_own(worker: Worker) -> None:
+def bot_game_played_out(worker: Worker) -> Game:
+    """A Bhabhi game of four bots, played to its end by ``worker``."""
     game = bot_game("bhabhi", ["random", "heuristic", "heuristic", "random"])
     wait_for(
         lambda: refreshed(game).is_over,
@@ -78,7 +79,11 @@ def test_a_game_of_bots_plays_to_the_end_on_its_own(worker: Worker) -> None:
         what="the game to end",
         check=worker.alive_or_fail,
     )
-    assert_whole(game)
+    return game
+
+
+def test_a_game_of_bots_plays_to_the_end_on_its_own(worker: Worker) -> None:
+    assert_whole(bot_game_played_out(worker))
 
 
 def test_a_tournament_of_bots_plays_to_the_end_on_its_own(worker: Worker) -> None:
@@ -252,13 +257,7 @@ def test_a_worker_keeps_its_database_connection_from_task_to_task(
     with default_database(worker_alias()), broker(redis_at(BROKER_DB)):
         try:
             process.start()
-            game = bot_game("bhabhi", ["random", "heuristic", "heuristic", "random"])
-            wait_for(
-                lambda: refreshed(game).is_over,
-                timeout=60,
-                what="the game to end",
-                check=process.alive_or_fail,
-            )
+            game = bot_game_played_out(process)
             stored = events(game)
             bot_moves = [e for e in stored if e.cause_kind == "bot"]
             assert len(bot_moves) >= 4  # moves after the first, each its own task

@@ -99,14 +99,15 @@ class BearerTokenAuthentication(BaseAuthentication):
             key = parts[1].decode("ascii")
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("a token key is plain ASCII") from None
-        found = _token_owner(hash_key(key), timezone.now())
+        now = timezone.now()
+        found = _token_owner(hash_key(key), now)
         if found is None:
             raise exceptions.AuthenticationFailed(
                 "this token is unknown or revoked: create a new one (POST /api/v1/tokens)"
             )
         user, token, stale = found
         if stale:
-            ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         return user, token
 
     def authenticate_header(self, request: Request) -> str:

@@ -85,7 +85,7 @@ def seat_of(user: User | AnonymousUser, game: Game) -> int | None:
     wanted = [pid for pid in ids if isinstance(pid, int) and not isinstance(pid, bool)]
     if not wanted:
         return None
-    # Hand-written, as in game_access: every seated request asks this.
+    # Hand-written, as games.game_row: every seated request asks this.
     marks = ", ".join(["%s"] * len(wanted))
     with connection.cursor() as cursor:
         cursor.execute(

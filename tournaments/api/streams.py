@@ -37,7 +37,7 @@ from events.models import Event
 from events.store import Position, read_all
 from parlour.db import release_pooled_connections
 from tournaments.api.permissions import game_club_id, organised_club_ids, seat_of
-from tournaments.games import Viewer, game_events, stream_name
+from tournaments.games import Viewer, game_events, game_row, stream_name
 from tournaments.models import Game, Tournament
 
 #: Seconds between keep-alive comments on an idle stream.
@@ -83,7 +83,7 @@ class GameFeed:
         return [f"retry: {RETRY_MS}\n\n".encode()]
 
     def poll(self) -> tuple[list[bytes], bool]:
-        game = Game.objects.filter(pk=self.game_id).first()
+        game = game_row(self.game_id)
         if game is None:
             return [], True
         frames: list[bytes] = []
