@@ -268,9 +268,9 @@ def test_a_worker_keeps_its_database_connection_from_task_to_task(
                     [name, bot_moves[0].recorded_at],
                 )
                 (kept,) = cursor.fetchone()
+            assert_whole(game)  # on the worker's database, while it is this thread's default
         finally:
             process.stop()
     # The pool processes' connections opened before the first move are still open after
     # the last: every move in between reused them (a connect per task leaves none).
     assert kept >= 1
-    assert_whole(game)
