@@ -44,6 +44,7 @@ __all__ = [
     "Position",
     "StoreError",
     "StoredEvent",
+    "StreamSet",
     "allow_flush_in_tests",
     "append",
     "command_hash",
@@ -357,22 +358,54 @@ def read_stream(
     return _select(sql, params, using)
 
 
+@dataclass(frozen=True, slots=True)
+class StreamSet:
+    """Some streams, named by a query: ``sql`` selects one column of stream names.
+
+    It is evaluated in the same statement as the events it filters, so a stream whose
+    first event was appended in the same transaction as the row the query finds (a
+    game and its deal) is in the set exactly when its events are visible: a follower
+    can never pass such an event before it knows the stream.
+    """
+
+    sql: str
+    params: tuple[Any, ...] = ()
+
+
 def read_all(
-    after: Position | str | None = None, *, limit: int = 1000, using: str = "default"
+    after: Position | str | None = None,
+    *,
+    limit: int = 1000,
+    within: StreamSet | None = None,
+    using: str = "default",
 ) -> list[StoredEvent]:
-    """Up to ``limit`` events of every stream after ``after``, in global order.
+    """Up to ``limit`` events of every stream (or of the streams ``within``) after ``after``,
+    in global order.
 
     Pass the position of the last event returned to get the next ones.  On
     PostgreSQL only events of transactions older than every transaction still
     running are returned, so an event that commits late can never land behind
-    a position a reader has already passed (docs/store.md).
+    a position a reader has already passed (docs/store.md).  With ``within`` the
+    events are read stream by stream through the ``(stream, tx, id)`` index: the
+    cost follows those streams' events, not the store's.
     """
     start = Position.parse(after)
-    where = "(tx > %s OR (tx = %s AND id > %s))"
+    params: list[Any] = []
+    if within is None:
+        where = "(tx > %s OR (tx = %s AND id > %s))"
+    else:
+        # A row-value comparison per stream lets each stream's index range start at
+        # the position (PostgreSQL and SQLite both compare (tx, id) rows in order).
+        where = f"stream IN ({within.sql}) AND (tx, id) > (%s, %s)"
+        params.extend(within.params)
     if connections[using].vendor == "postgresql":
         where += f" AND tx < {_PG_XMIN}"
     sql = f"{_SELECT} WHERE {where} ORDER BY tx, id LIMIT %s"
-    return _select(sql, [start.tx, start.tx, start.id, limit], using)
+    if within is None:
+        params += [start.tx, start.tx, start.id, limit]
+    else:
+        params += [start.tx, start.id, limit]
+    return _select(sql, params, using)
 
 
 def find_command(

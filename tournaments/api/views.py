@@ -955,13 +955,6 @@ class GameActionView(APIView):
         if "seat" in data and data["seat"] != seat:
             raise Forbidden(f"you play seat {seat}, not seat {data['seat']}", "seat")
         action: dict[str, Any] = data["action"]
-        if access.game.kind == "old_maid" and action.get("type") == "draw" and "card" in action:
-            raise Refused(
-                'an Old Maid draw names the position only ({"type": "draw", "index": i}):'
-                " you cannot know the card you draw, so do not send one",
-                "action.card",
-                slug="illegal-action",
-            )
         player = seat_player_ids(access.game)[seat]
         result = games.submit_action(
             access.game,
