@@ -182,6 +182,9 @@ if TEST_BOTH_BACKENDS:
     DATABASES["postgres"] = database_settings(POSTGRES_URL, conn_max_age=DATABASE_CONN_MAX_AGE)
     for _alias in ("sqlite", "postgres"):
         DATABASES[_alias]["TEST"] = {"DEPENDENCIES": []}
+    # A file, as make run's database is, not Django's shared in-memory default: that one
+    # locks whole tables, so concurrent writers fail instead of waiting their turn.
+    DATABASES["sqlite"]["TEST"]["NAME"] = str(VAR_DIR / "test-parlour-sqlite-alias.sqlite3")
 
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
