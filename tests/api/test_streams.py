@@ -158,3 +158,43 @@ def test_a_tournament_stream_ends_when_the_tournament_is_over(world: World, api:
     assert frames[-1]["event"] == "end"
     game.refresh_from_db()
     assert len(events_of(frames)) == game.sequence
+
+
+@TRANSACTIONAL
+def test_a_tournament_stream_sends_the_deal_of_a_game_dealt_while_it_reads(
+    world: World, api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next game of a series is dealt in the same transaction as the last move of the
+    one before.  If that commits after the stream looked up the tournament's games but
+    before it read the events, the new deal must still be sent (it was once passed over
+    unseen, and no resume brought it back)."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from tournaments.api.streams import TournamentFeed
+
+    tournament, first = tournament_game(world, deals=2)
+    feed = TournamentFeed(tournament.pk, AnonymousUser(), None)
+    sent = [f for f in feed.poll()[0]]
+    looked_up = TournamentFeed._games
+    armed = True
+
+    def games_then_commit(self: TournamentFeed) -> dict[str, Any]:
+        nonlocal armed
+        found = looked_up(self)
+        if armed:
+            armed = False
+            play(first, random.Random(9))  # its last move deals the series' second game
+        return found
+
+    monkeypatch.setattr(TournamentFeed, "_games", games_then_commit)
+    for _ in range(3):
+        sent += feed.poll()[0]
+    second = service.Game.objects.get(table_id=first.table_id, number_in_series=2)
+    frames = [json.loads(f.decode().split("data: ", 1)[1]) for f in sent if b"data: " in f]
+    got = [(f["game_id"], f["sequence"]) for f in frames]
+    first.refresh_from_db()
+    second.refresh_from_db()
+    expected = [(first.pk, s) for s in range(1, first.sequence + 1)]
+    expected += [(second.pk, s) for s in range(1, second.sequence + 1)]
+    assert sorted(got) == sorted(expected) and len(got) == len(set(got))
+    assert (second.pk, 1) in got
