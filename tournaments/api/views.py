@@ -73,6 +73,7 @@ from tournaments.api.serializers import (
     TokenSerializer,
     TournamentCreateSerializer,
     TournamentSerializer,
+    TournamentStreamEventSerializer,
 )
 from tournaments.models import (
     ApiToken,
@@ -1142,12 +1143,16 @@ _STREAM_PARAMS = [
         description="Go on after this event id (as the Last-Event-ID header does).",
     ),
     OpenApiParameter("Last-Event-ID", OpenApiTypes.STR, OpenApiParameter.HEADER),
+    # A stream answers only text/event-stream: DRF's ?format= is not offered for it.
+    OpenApiParameter("format", exclude=True),
 ]
 _STREAM_RESPONSE = {
     (200, "text/event-stream"): OpenApiResponse(
-        response=OpenApiTypes.STR,
-        description="Server-Sent Events: 'id' the sequence, 'event' the type, 'data' the event"
-        " as the events endpoint shows it; a final 'end' event when the game is over.",
+        # The schema is that of each frame's data (the body is text/event-stream framing).
+        response=GameEventSerializer,
+        description="Server-Sent Events: 'id' the sequence, 'event' the type ('dealt' or"
+        " 'move'), 'data' a GameEvent as the events endpoint shows it to you; a last 'end'"
+        ' event (data: {"game_id", "status", "sequence"}) when the game is over.',
     )
 }
 
@@ -1181,10 +1186,13 @@ class TournamentStreamView(APIView):
         parameters=[_TOURNAMENT_ID, *_STREAM_PARAMS],
         responses={
             (200, "text/event-stream"): OpenApiResponse(
-                response=OpenApiTypes.STR,
+                # The schema is that of each frame's data (the framing is text/event-stream).
+                response=TournamentStreamEventSerializer,
                 description="Server-Sent Events of every game of the tournament: 'id' the"
-                " store's global position ('tx.id'), 'data' the event (with game_id) as the"
-                " game's events endpoint shows it to you.",
+                " store's global position ('tx.id'), 'event' the type, 'data' a"
+                " TournamentStreamEvent (the game's event as its events endpoint shows it to"
+                " you, with game_id and position); a last 'end' event (data:"
+                ' {"tournament_id", "status": "finished"}) when the tournament is over.',
             )
         },
         tags=["tournaments"],
