@@ -184,7 +184,10 @@ if TEST_BOTH_BACKENDS:
         DATABASES[_alias]["TEST"] = {"DEPENDENCIES": []}
     # A file, as make run's database is, not Django's shared in-memory default: that one
     # locks whole tables, so concurrent writers fail instead of waiting their turn.
-    DATABASES["sqlite"]["TEST"]["NAME"] = str(VAR_DIR / "test-parlour-sqlite-alias.sqlite3")
+    DATABASES["sqlite"]["TEST"] = {
+        "DEPENDENCIES": [],
+        "NAME": str(VAR_DIR / "test-parlour-sqlite-alias.sqlite3"),
+    }
 
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
