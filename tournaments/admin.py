@@ -77,6 +77,9 @@ class GameEventAdmin(EventAdmin):
             for name in super().get_readonly_fields(request, obj)
         ]
 
+    def get_fields(self, request: HttpRequest, obj: Event | None = None) -> list[str]:
+        return self.get_readonly_fields(request, obj)
+
     @admin.display(description="payload")
     def shown_payload(self, event: Event) -> Any:
         return games.stored_payload_as_spectator(event.stream, event.sequence, event.payload)
