@@ -58,9 +58,22 @@ __all__ = [
 #: The kinds of cause an event may have.
 CAUSE_KINDS: Final = frozenset(CauseKind.values)
 
-#: Transactions still running have an id at or above this: events with a smaller
-#: ``tx`` are committed (or never will be), so a reader may pass them for good.
-_PG_XMIN = "(SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint)"
+#: Transactions that may still write events have an id at or above this: events with a
+#: smaller ``tx`` are committed (or never will be), so a reader may pass them for good.
+#: It is the statement's snapshot's ``xmin`` (its oldest transaction still running),
+#: except that transactions known to run in *another* database of the server are left
+#: out: they cannot write to this table, and with them one long transaction of any
+#: other database held every follower here back.  A running transaction is left out
+#: only when pg_stat_activity shows it in another database; one it does not show (it
+#: just ended, or its session is hidden from our role) still holds readers back.
+_PG_XMIN = """(SELECT COALESCE(
+    (SELECT MIN(x::text::bigint) FROM pg_snapshot_xip(s.snap) AS x
+     WHERE NOT EXISTS (
+       SELECT 1 FROM pg_stat_activity a
+       WHERE a.backend_xid::text::bigint = mod(x::text::bigint, 4294967296)
+         AND a.datname IS DISTINCT FROM current_database())),
+    pg_snapshot_xmax(s.snap)::text::bigint)
+  FROM (SELECT pg_current_snapshot() AS snap) AS s)"""
 
 _COLUMNS = (
     "stream, sequence, type, version, payload, cause_kind, cause_id, recorded_at,"

@@ -36,6 +36,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from events.models import Event
 from events.store import Position, StreamSet, read_all
 from parlour.db import release_pooled_connections
+from tournaments.api.capacity import Slots, releasing
 from tournaments.api.permissions import game_club_id, organised_club_ids, seat_of
 from tournaments.games import Viewer, game_events, game_row, stream_name
 from tournaments.models import Game, Round, Table, Tournament
@@ -219,14 +220,19 @@ class TournamentFeed:
         return True
 
 
-def stream_response(request: HttpRequest, feed: Feed, timeout: float) -> StreamingHttpResponse:
-    """The streaming response for ``feed``: an async generator under ASGI, a plain one else."""
+def stream_response(
+    request: HttpRequest, feed: Feed, timeout: float, slots: Slots | None = None
+) -> StreamingHttpResponse:
+    """The streaming response for ``feed``: an async generator under ASGI, a plain one else;
+    the caller's ``slots`` (:mod:`tournaments.api.capacity`) go back when it closes."""
     poll = float(settings.PARLOUR_STREAM_POLL_SECONDS)
     content: Iterator[bytes] | AsyncIterator[bytes]
     if isinstance(request, ASGIRequest):
         content = _async_frames(feed, timeout, poll)
     else:
         content = _sync_frames(feed, timeout, poll)
+    if slots is not None:
+        content = releasing(content, slots)
     response = StreamingHttpResponse(content, content_type="text/event-stream; charset=utf-8")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream

@@ -30,7 +30,7 @@ from engine.record import import_record
 from engine.registry import get_game
 from events.store import Position
 from tournaments import clock, games, notify, services, standings
-from tournaments.api import streams
+from tournaments.api import capacity, streams
 from tournaments.api.authentication import create_token, revoke_token
 from tournaments.api.pagination import Pagination
 from tournaments.api.permissions import (
@@ -857,7 +857,8 @@ class GameDetailView(APIView):
         wait = self._wait(request)
         game = access.game
         if after is not None and wait > 0 and game.sequence <= after and not game.is_over:
-            notify.wait_for_move(game.pk, after, wait)
+            with capacity.held(request):  # a 429 before waiting when the caller has too many
+                notify.wait_for_move(game.pk, after, wait)
             access = game_access(request, game_id)  # the game as it is now
         return Response(view_of(access))
 
@@ -1175,7 +1176,7 @@ class GameStreamView(APIView):
                 {"Last-Event-ID": [f"a game's event id is a sequence, not {last!r}"]}
             )
         feed = streams.GameFeed(access.game.pk, access.viewer, int(last))
-        return streams.stream_response(request._request, feed, timeout)
+        return streams.stream_response(request._request, feed, timeout, capacity.take(request))
 
 
 class TournamentStreamView(APIView):
@@ -1206,4 +1207,4 @@ class TournamentStreamView(APIView):
         except ValueError as error:
             raise ValidationError({"Last-Event-ID": [str(error)]}) from None
         feed = streams.TournamentFeed(tournament.pk, request.user, after)
-        return streams.stream_response(request._request, feed, timeout)
+        return streams.stream_response(request._request, feed, timeout, capacity.take(request))
