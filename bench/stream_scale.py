@@ -60,9 +60,9 @@ def read_stream_once(tournament_id: int) -> tuple[float, int]:
     started = time.perf_counter()
     frames = 0
     while True:
-        sent, _ = feed.poll()
+        sent, done = feed.poll()
         frames += len(sent)
-        if not sent:
+        if not sent or done:
             break
     return time.perf_counter() - started, frames
 
