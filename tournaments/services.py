@@ -52,6 +52,7 @@ from tournaments.models import (
     CheckIn,
     Club,
     Game,
+    LoginLinkChange,
     Player,
     Registration,
     Round,
@@ -143,8 +144,18 @@ def known_bot_levels() -> set[str]:
     return {level for game in all_games() for level in bot_levels(game.id)}
 
 
-def add_player(club: Club, name: str, *, user: User | None = None, bot_level: str = "") -> Player:
-    """A new player of ``club``: a person (optionally with a login) or a bot of ``bot_level``."""
+def add_player(
+    club: Club,
+    name: str,
+    *,
+    user: User | None = None,
+    bot_level: str = "",
+    by: User | None = None,
+) -> Player:
+    """A new player of ``club``: a person (optionally with a login) or a bot of ``bot_level``.
+
+    A login given is the first entry of :class:`LoginLinkChange` (``by`` who asked).
+    """
     name = (name or "").strip()
     if not name:
         raise ServiceError("a player needs a name", "name")
@@ -160,7 +171,63 @@ def add_player(club: Club, name: str, *, user: User | None = None, bot_level: st
             raise ServiceError(f"{club} already has a player called {name!r}", "name")
         if user is not None and Player.objects.filter(club=club, user=user).exists():
             raise ServiceError(f"the login {user.get_username()!r} already plays in {club}", "user")
-        return Player.objects.create(club=club, name=name, user=user, bot_level=bot_level)
+        player = Player.objects.create(club=club, name=name, user=user, bot_level=bot_level)
+        if user is not None:
+            _log_login_change(player, None, user, by)
+        return player
+
+
+def link_login(player: Player, user: User | None, *, by: User | None = None) -> Player:
+    """Make ``user`` (``None``: no login) the login that plays as ``player``; logged.
+
+    The one way a player's login changes (the admin and the API call it).  Refused
+    while the player holds a seat at a table in play: whoever the login is would
+    see that seat's hand and act for it (an organiser relinking a seated player to
+    themselves, issue 17).  ``by`` is who asks, kept in :class:`LoginLinkChange`.
+    """
+    with transaction.atomic():
+        locked = Player.objects.select_for_update().get(pk=player.pk)
+        old_user = locked.user
+        if (old_user.pk if old_user else None) == (user.pk if user else None):
+            return locked
+        if user is not None and locked.is_bot:
+            raise ServiceError("a bot cannot be linked to a login", "user")
+        if (
+            user is not None
+            and Player.objects.filter(club_id=locked.club_id, user=user)
+            .exclude(pk=locked.pk)
+            .exists()
+        ):
+            raise ServiceError(
+                f"the login {user.get_username()!r} already plays in {locked.club}", "user"
+            )
+        table = locked.table_in_play()
+        if table is not None:
+            raise ServiceError(
+                f"{locked.name} holds a seat at {table}: their login can change once that"
+                " table has finished",
+                "user",
+            )
+        locked.user = user
+        locked.save(update_fields=["user"])
+        _log_login_change(locked, old_user, user, by)
+    player.user = user
+    return locked
+
+
+def _log_login_change(
+    player: Player, old_user: User | None, new_user: User | None, by: User | None
+) -> None:
+    LoginLinkChange.objects.create(
+        club_id=player.club_id,
+        player=player,
+        old_user=old_user,
+        new_user=new_user,
+        old_username=old_user.get_username() if old_user else "",
+        new_username=new_user.get_username() if new_user else "",
+        changed_by=by,
+        changed_by_username=by.get_username() if by else "",
+    )
 
 
 # -- tournaments --------------------------------------------------------------------------------

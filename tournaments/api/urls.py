@@ -20,6 +20,11 @@ urlpatterns = [
     path("me", views.MeView.as_view(), name="me"),
     path("clubs", views.ClubListView.as_view(), name="clubs"),
     path("clubs/<int:club_id>", views.ClubDetailView.as_view(), name="club"),
+    path(
+        "clubs/<int:club_id>/login-changes",
+        views.LoginChangeListView.as_view(),
+        name="club-login-changes",
+    ),
     path("players", views.PlayerListView.as_view(), name="players"),
     path("players/<int:player_id>", views.PlayerDetailView.as_view(), name="player"),
     path("ratings", views.RatingsView.as_view(), name="ratings"),

@@ -53,8 +53,10 @@ from tournaments.api.serializers import (
     GameEventSerializer,
     GameSummarySerializer,
     GameViewSerializer,
+    LoginLinkChangeSerializer,
     MeSerializer,
     PlayerCreateSerializer,
+    PlayerLoginSerializer,
     PlayerRefSerializer,
     PlayerSerializer,
     ProblemTypeSerializer,
@@ -79,6 +81,7 @@ from tournaments.models import (
     CheckIn,
     Club,
     Game,
+    LoginLinkChange,
     Player,
     Registration,
     Round,
@@ -328,13 +331,15 @@ class PlayerListView(generics.ListAPIView[Player]):
         club = Club.objects.filter(pk=data["club"]).first()
         if club is None:
             raise Refused(f"there is no club {data['club']}", "club")
-        require_organiser(request, club)
+        organiser = require_organiser(request, club)
         user = None
         if data["username"]:
             user = User.objects.filter(username=data["username"]).first()
             if user is None:
                 raise Refused(f"there is no login {data['username']!r}", "username")
-        player = services.add_player(club, data["name"], user=user, bot_level=data["bot_level"])
+        player = services.add_player(
+            club, data["name"], user=user, bot_level=data["bot_level"], by=organiser
+        )
         return Response(
             PlayerSerializer(player).data,
             status=201,
@@ -347,6 +352,47 @@ class PlayerDetailView(generics.RetrieveAPIView[Player]):
     queryset = Player.objects.all()
     serializer_class = PlayerSerializer
     lookup_url_kwarg = "player_id"
+
+    @extend_schema(
+        summary="Change the login that plays as a player (its club's organisers)",
+        description="Refused (422) while the player holds a seat at a table in play;"
+        " every change is kept in the club's login log (GET /clubs/{id}/login-changes).",
+        request=PlayerLoginSerializer,
+        responses={200: PlayerSerializer},
+        tags=["players"],
+    )
+    def patch(self, request: Request, player_id: int) -> Response:
+        player = Player.objects.select_related("club").filter(pk=player_id).first()
+        if player is None:
+            raise NotFound(f"there is no player {player_id}")
+        organiser = require_organiser(request, player.club)
+        body = PlayerLoginSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        username = body.validated_data["username"]
+        user = None
+        if username is not None:
+            user = User.objects.filter(username=username).first()
+            if user is None:
+                raise Refused(f"there is no login {username!r}", "username")
+        player = services.link_login(player, user, by=organiser)
+        return Response(PlayerSerializer(player).data)
+
+
+class LoginChangeListView(generics.ListAPIView[LoginLinkChange]):
+    """The club's log of login changes: its organisers only."""
+
+    serializer_class = LoginLinkChangeSerializer
+
+    def get_queryset(self) -> QuerySet[LoginLinkChange]:
+        club = Club.objects.filter(pk=self.kwargs["club_id"]).first()
+        if club is None:
+            raise NotFound(f"there is no club {self.kwargs['club_id']}")
+        require_organiser(self.request, club)
+        return LoginLinkChange.objects.filter(club=club).select_related("player")
+
+    @extend_schema(summary="Who changed which player's login, newest first", tags=["clubs"])
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
 
 
 # -- tournaments -----------------------------------------------------------------------------------
