@@ -317,6 +317,14 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.ProblemAutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
+#: Failed password logins (every way in: HTTP Basic on the API, the login page, the
+#: admin), counted per account and per client address in fixed windows, like the API's
+#: rates; over one, logins are refused until its window ends (tournaments/logins.py).
+PARLOUR_LOGIN_RATES: dict[str, str | None] = {
+    "account": _rate("PARLOUR_LOGIN_RATE_ACCOUNT", "20/hour"),
+    "address": _rate("PARLOUR_LOGIN_RATE_ADDRESS", "100/hour"),
+}
+AUTHENTICATION_BACKENDS = ["tournaments.logins.ThrottledModelBackend"]
 SPECTACULAR_SETTINGS = {
     "TITLE": "Parlour API",
     "DESCRIPTION": "Club tournaments of shedding card games: clubs, players, tournaments,"

@@ -30,6 +30,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from tournaments import services
+from tournaments.logins import ThrottledAdminAuthenticationForm
 from tournaments.models import (
     CheckIn,
     Club,
@@ -42,6 +43,9 @@ from tournaments.models import (
     TableSeat,
     Tournament,
 )
+
+# The admin's login counts failed attempts as every other way in does (tournaments/logins.py).
+admin.site.login_form = ThrottledAdminAuthenticationForm
 
 
 @admin.register(Game)

@@ -4,13 +4,17 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from tournaments import views
+from tournaments.logins import ThrottledAuthenticationForm
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path(
         "accounts/login/",
-        auth_views.LoginView.as_view(template_name="registration/login.html"),
+        auth_views.LoginView.as_view(
+            template_name="registration/login.html",
+            authentication_form=ThrottledAuthenticationForm,
+        ),
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -18,7 +18,7 @@ from django.http import HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics
-from rest_framework.authentication import BasicAuthentication, SessionAuthentication
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -31,7 +31,11 @@ from engine.registry import get_game
 from events.store import Position
 from tournaments import clock, games, notify, services, standings
 from tournaments.api import streams
-from tournaments.api.authentication import create_token, revoke_token
+from tournaments.api.authentication import (
+    ThrottledBasicAuthentication,
+    create_token,
+    revoke_token,
+)
 from tournaments.api.pagination import Pagination
 from tournaments.api.permissions import (
     GameAccess,
@@ -206,7 +210,7 @@ class TokenListView(APIView):
 
     def get_authenticators(self) -> list[Any]:
         if getattr(self.request, "method", "") == "POST":
-            return [BasicAuthentication(), SessionAuthentication()]
+            return [ThrottledBasicAuthentication(), SessionAuthentication()]
         return super().get_authenticators()
 
     @extend_schema(
