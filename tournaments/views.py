@@ -48,6 +48,7 @@ from events import store
 from events.models import Event
 from events.store import Conflict, IdempotencyKeyReused
 from tournaments import clock, services
+from tournaments.api.parsers import load_json
 from tournaments.api.permissions import seat_of
 from tournaments.forms import (
     NewPlayerForm,
@@ -714,7 +715,7 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
     seat = _my_seat(request, game)
     message, status, sequence = "", 200, game.sequence
     try:
-        action = json.loads(request.POST.get("action", ""))
+        action = load_json(request.POST.get("action", ""))
         expected = int(request.POST.get("sequence", ""))
         if not isinstance(action, dict):
             raise ValueError("an action is a JSON object")

@@ -93,9 +93,7 @@ def test_the_model_refuses_a_seated_players_new_login_whatever_path_saves_it(
         alice.save()
 
 
-def test_the_api_refuses_a_seated_players_new_login_with_a_problem(
-    world: World, api: Api
-) -> None:
+def test_the_api_refuses_a_seated_players_new_login_with_a_problem(world: World, api: Api) -> None:
     tournament_game(world)
     alice = world.players["alice"]
     status, problem, _ = api.call(
@@ -135,9 +133,7 @@ def test_an_unseated_players_login_changes_and_the_club_reads_the_log(
     assert {row["player_name"] for row in page["results"]} == {"Alice", "Bob", "Carol", "Dave"}
 
 
-def test_only_the_clubs_organisers_change_logins_or_read_the_log(
-    world: World, api: Api
-) -> None:
+def test_only_the_clubs_organisers_change_logins_or_read_the_log(world: World, api: Api) -> None:
     dave = world.players["dave"]
     status, _, _ = api.call(
         "PATCH", f"/api/v1/players/{dave.pk}", {"username": None}, token=world.tokens["eve"]
