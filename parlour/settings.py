@@ -309,6 +309,8 @@ REST_FRAMEWORK = {
         "address": _rate("PARLOUR_API_RATE_ADDRESS", "1200/min"),
         "anon": _rate("PARLOUR_API_RATE_ANON", "300/min"),
         "token": _rate("PARLOUR_API_RATE_TOKEN", "600/min"),
+        # POST /records/verify and /records (a view's throttle_scope), per address, anyone.
+        "records": _rate("PARLOUR_API_RATE_RECORDS", "30/min"),
     },
     # 0, not None: with None DRF takes the client's own X-Forwarded-For as its address,
     # which any client can forge to escape the address limits.
@@ -317,6 +319,10 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.ProblemAutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
+#: The largest record (bytes of JSON) that POST /records/verify and /records take (413 above).
+PARLOUR_RECORD_MAX_BYTES = env_int("PARLOUR_RECORD_MAX_BYTES", 200_000, minimum=1024)
+#: The most moves such a record may hold (422 above): a bot game has at most ~200.
+PARLOUR_RECORD_MAX_MOVES = env_int("PARLOUR_RECORD_MAX_MOVES", 2_000, minimum=1)
 #: Failed password logins (every way in: HTTP Basic on the API, the login page, the
 #: admin), counted per account and per client address in fixed windows, like the API's
 #: rates; over one, logins are refused until its window ends (tournaments/logins.py).

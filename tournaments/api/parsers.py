@@ -73,6 +73,13 @@ class LimitedJSONParser(JSONParser):
     the parser reads one byte past the limit and refuses with 413.
     """
 
+    #: Where the limit comes from, for the 413's message.
+    limit_name = ""
+
+    def limit(self) -> int:
+        """The most bytes a body may have (0: no limit)."""
+        return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0)
+
     def parse(
         self,
         stream: IO[bytes] | None,
@@ -81,13 +88,24 @@ class LimitedJSONParser(JSONParser):
     ) -> Any:
         if stream is None:
             return {}
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0
+        limit = self.limit()
         raw = stream.read(limit + 1) if limit else stream.read()
         if limit and len(raw) > limit:
-            raise PayloadTooLarge(f"the body is larger than {limit} bytes")
+            raise PayloadTooLarge(f"the body is larger than {limit} bytes{self.limit_name}")
         encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET
         try:
             text = raw.decode(encoding)
             return load_json(text)
         except (UnicodeDecodeError, ValueError) as error:
             raise ParseError(f"the body is not valid JSON: {error}") from None
+
+
+class RecordJSONParser(LimitedJSONParser):
+    """A portable record's body: at most ``PARLOUR_RECORD_MAX_BYTES`` (verify and import)."""
+
+    limit_name = " (PARLOUR_RECORD_MAX_BYTES, the largest record taken)"
+
+    def limit(self) -> int:
+        return min(
+            super().limit() or settings.PARLOUR_RECORD_MAX_BYTES, settings.PARLOUR_RECORD_MAX_BYTES
+        )

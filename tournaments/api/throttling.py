@@ -1,11 +1,13 @@
 """Request rates, per client address and per token (or logged-in user).
 
-Three limits, each a rate from ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``:
+Limits, each a rate from ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``:
 
 * ``address``: every request, by client address (``PARLOUR_API_RATE_ADDRESS``);
 * ``anon``: requests without authentication, by address (``PARLOUR_API_RATE_ANON``);
 * ``token``: authenticated requests, by token, or by user for a browser
-  session (``PARLOUR_API_RATE_TOKEN``).
+  session (``PARLOUR_API_RATE_TOKEN``);
+* a costly view's own ``throttle_scope`` (``records``: verify and import,
+  ``PARLOUR_API_RATE_RECORDS``), by address, for everyone.
 
 One throttle, :class:`RateLimits`, counts every limit that applies to a request
 in the default cache (Redis in production, so every web process shares the
@@ -124,8 +126,17 @@ class RateLimits(BaseThrottle):
             found.append(Limit(scope, who, requests, period))
         return found
 
+    def view_limits(self, request: Request, view: Any) -> list[Limit]:
+        """The limit of ``view``'s own ``throttle_scope`` (costly views), per address."""
+        scope = getattr(view, "throttle_scope", None)
+        rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope) if scope else None
+        if rate is None:
+            return []
+        requests, period = parse_rate(rate)
+        return [Limit(str(scope), str(self.get_ident(request)), requests, period)]
+
     def allow_request(self, request: Request, view: Any) -> bool:
-        limits = self.limits(request)
+        limits = self.limits(request) + self.view_limits(request, view)
         if not limits:
             return True
         now = self.timer()

@@ -37,6 +37,7 @@ from tournaments.api.authentication import (
     revoke_token,
 )
 from tournaments.api.pagination import Pagination
+from tournaments.api.parsers import RecordJSONParser
 from tournaments.api.permissions import (
     GameAccess,
     game_access,
@@ -1081,13 +1082,27 @@ class GameRecordView(APIView):
 
 
 def _record_body(request: Request) -> dict[str, Any]:
+    from django.conf import settings
+
     data = request.data
     if not isinstance(data, dict):
         raise ValidationError({"": ["a record is a JSON object (RECORD.md)"]})
+    moves = data.get("moves")
+    most = settings.PARLOUR_RECORD_MAX_MOVES
+    if isinstance(moves, list) and len(moves) > most:
+        # Replaying is the cost (about 0.1 ms a move): bounded before any of it.
+        raise Refused(
+            f"a record may hold at most {most} moves (PARLOUR_RECORD_MAX_MOVES);"
+            f" this one holds {len(moves)}",
+            "moves",
+        )
     return data
 
 
 class RecordVerifyView(APIView):
+    parser_classes = [RecordJSONParser]
+    throttle_scope = "records"
+
     @extend_schema(
         summary="Verify a record: replay every move, check the result and a revealed shuffle",
         description="Stores nothing. 200 when the record holds; 422 (invalid-record) names the"
@@ -1125,6 +1140,9 @@ class RecordVerifyView(APIView):
 
 
 class RecordImportView(APIView):
+    parser_classes = [RecordJSONParser]
+    throttle_scope = "records"
+
     @extend_schema(
         summary="Import a record as a stored game (organisers)",
         description="Every move is checked as in verify; the game is then public once over.",
