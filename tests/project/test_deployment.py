@@ -14,18 +14,21 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 
 
-def test_compose_has_the_four_services_each_with_a_health_check() -> None:
+def test_compose_has_the_four_services_each_with_a_health_check_and_a_migrate_step() -> None:
     services = COMPOSE["services"]
-    assert set(services) == {"postgres", "redis", "web", "worker"}
+    assert set(services) == {"postgres", "redis", "migrate", "web", "worker"}
     for name, service in services.items():
+        if name == "migrate":  # a one-off: it runs and exits
+            continue
         assert "healthcheck" in service, name
         assert service["healthcheck"]["test"], name
 
 
-def test_web_and_worker_wait_for_healthy_postgres_and_redis() -> None:
+def test_web_and_worker_wait_for_the_migrations_and_healthy_postgres_and_redis() -> None:
     for name in ("web", "worker"):
         depends = COMPOSE["services"][name]["depends_on"]
         assert depends == {
+            "migrate": {"condition": "service_completed_successfully"},
             "postgres": {"condition": "service_healthy"},
             "redis": {"condition": "service_healthy"},
         }
@@ -35,9 +38,21 @@ def test_web_and_worker_wait_for_healthy_postgres_and_redis() -> None:
         assert env["DEBUG"] == "false"
 
 
+def test_migrations_run_as_the_owner_and_the_application_as_its_own_role() -> None:
+    services = COMPOSE["services"]
+    owner = services["postgres"]["environment"]["POSTGRES_USER"]
+    migrate = " ".join(services["migrate"]["command"])
+    assert "manage.py migrate" in migrate and "manage.py grant_app_role parlour_app" in migrate
+    assert services["migrate"]["environment"]["DATABASE_URL"].startswith(f"postgres://{owner}:")
+    for name in ("web", "worker"):
+        url = services[name]["environment"]["DATABASE_URL"]
+        assert url.startswith("postgres://parlour_app:"), name
+        assert "migrate" not in " ".join(services[name]["command"]), name
+
+
 def test_every_service_command_names_something_the_project_has() -> None:
     web = " ".join(COMPOSE["services"]["web"]["command"])
-    assert "manage.py migrate" in web
+    assert "manage.py collectstatic" in web
     module = re.search(r"gunicorn (\S+):application", web)
     assert module is not None
     assert (ROOT / (module.group(1).replace(".", "/") + ".py")).exists()
