@@ -5,7 +5,10 @@ No Docker engine runs on our machines, so the file is checked as data.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -68,3 +71,42 @@ def test_the_dependencies_the_services_run_are_declared() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text()
     for package in ("gunicorn", "uvicorn", "uvicorn-worker", "celery", "psycopg"):
         assert f'"{package}' in pyproject, package
+
+
+def _compose_value(value: object) -> str:
+    """A compose environment value with ``${NAME:-default}`` as compose resolves it unset."""
+    text = str(value)
+
+    def resolve(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(3) or ""
+        if name == "SECRET_KEY":  # required (":?"): the operator's own, a strong one
+            return "k3Qz!x9-" + "v7Lp#r2Wm8" * 6
+        return default
+
+    return re.sub(r"\$\{(\w+)(:[-?](.*?))?\}", resolve, text)
+
+
+def test_the_dockerfiles_default_is_debug_off() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^ENV .*\bDEBUG=false\b", dockerfile, re.M)
+
+
+def test_check_deploy_is_clean_in_the_compose_shape() -> None:
+    env = {k: _compose_value(v) for k, v in COMPOSE["services"]["web"]["environment"].items()}
+    for name in ("SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE", "SECURE_SSL_REDIRECT"):
+        assert env[name] == "true", name
+    assert int(env["SECURE_HSTS_SECONDS"]) >= 31536000
+    assert env["SECURE_PROXY_SSL_HEADER"] == "X-Forwarded-Proto: https"
+    inherited = {
+        k: v for k, v in os.environ.items() if not k.startswith(("DATABASE", "SECURE", "DEBUG"))
+    }
+    run = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=inherited | env | {"PARLOUR_TEST_BOTH_BACKENDS": "0"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "no issues" in run.stdout, run.stdout

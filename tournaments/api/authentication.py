@@ -148,3 +148,13 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-unty
             "scheme": "bearer",
             "description": "A personal token: POST /api/v1/tokens shows its key once.",
         }
+
+
+class ThrottledBasicScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+    """HTTP Basic in the OpenAPI document, as DRF's own BasicAuthentication is shown."""
+
+    target_class = "tournaments.api.authentication.ThrottledBasicAuthentication"
+    name = "basicAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {"type": "http", "scheme": "basic"}
