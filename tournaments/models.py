@@ -275,6 +275,9 @@ class Table(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
     #: The series' placings once finished: groups of seats, best first (derived from games).
     placings = models.JSONField(null=True, blank=True)
+    #: SHA-256 of the server seed of the table's next deal, committed before it is dealt
+    #: (the seed itself is in the event stream ``table-<id>``, docs/fairness.md).
+    next_commitment = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["round", "number"]
@@ -359,3 +362,15 @@ class LoginLinkChange(models.Model):
         before = self.old_username or "no login"
         after = self.new_username or "no login"
         return f"{self.player}: {before} -> {after} by {self.changed_by_username or 'the system'}"
+
+
+class ClientSeed(models.Model):
+    """A login's own contribution to the decks it is dealt (docs/fairness.md); changeable."""
+
+    user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="client_seed")
+    #: Printable ASCII, at most 64 characters (engine.fairness.check_client_seed).
+    seed = models.CharField(max_length=64)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.seed}"

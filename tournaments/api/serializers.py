@@ -159,6 +159,16 @@ class LoginLinkChangeSerializer(serializers.ModelSerializer[LoginLinkChange]):
         read_only_fields = fields
 
 
+class ClientSeedSerializer(serializers.Serializer[Any]):
+    seed = serializers.CharField(
+        max_length=64,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="Printable ASCII, at most 64 characters ('' : none).",
+    )
+    updated_at = serializers.DateTimeField(read_only=True, allow_null=True)
+
+
 class MeSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     username = serializers.CharField()
@@ -300,7 +310,7 @@ class TableSummarySerializer(serializers.ModelSerializer[Table]):
 
     class Meta:
         model = Table
-        fields = ["id", "number", "first_dealer", "status", "placings", "seats"]
+        fields = ["id", "number", "first_dealer", "status", "placings", "next_commitment", "seats"]
         read_only_fields = fields
 
 

@@ -28,6 +28,7 @@ urlpatterns = [
     path("tokens", views.TokenListView.as_view(), name="tokens"),
     path("tokens/<int:token_id>", views.TokenDetailView.as_view(), name="token"),
     path("me", views.MeView.as_view(), name="me"),
+    path("me/client-seed", views.ClientSeedView.as_view(), name="me-client-seed"),
     path("clubs", views.ClubListView.as_view(), name="clubs"),
     path("clubs/<int:club_id>", views.ClubDetailView.as_view(), name="club"),
     path(

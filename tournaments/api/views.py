@@ -25,7 +25,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from engine.fairness import check_shuffle
+from engine.fairness import check_shuffle, shuffle_contributions
 from engine.record import import_record
 from engine.registry import get_game
 from events.store import Position
@@ -54,6 +54,7 @@ from tournaments.api.serializers import (
     ActionSerializer,
     CheckInCreateSerializer,
     CheckInSerializer,
+    ClientSeedSerializer,
     ClubSerializer,
     GameEventSerializer,
     GameSummarySerializer,
@@ -84,6 +85,7 @@ from tournaments.api.serializers import (
 from tournaments.models import (
     ApiToken,
     CheckIn,
+    ClientSeed,
     Club,
     Game,
     LoginLinkChange,
@@ -266,6 +268,31 @@ class TokenDetailView(APIView):
     def delete(self, request: Request, token_id: int) -> Response:
         revoke_token(self._token(request, token_id))
         return Response(status=204)
+
+
+class ClientSeedView(APIView):
+    """Your client seed: your contribution to the decks you are dealt (docs/fairness.md)."""
+
+    @extend_schema(summary="Your client seed", responses=ClientSeedSerializer, tags=["tokens"])
+    def get(self, request: Request) -> Response:
+        user = signed_in(request)
+        found = ClientSeed.objects.filter(user=user).first()
+        return Response(
+            {"seed": found.seed if found else "", "updated_at": found.updated_at if found else None}
+        )
+
+    @extend_schema(
+        summary="Set your client seed (decks dealt after this mix it in)",
+        request=ClientSeedSerializer,
+        responses=ClientSeedSerializer,
+        tags=["tokens"],
+    )
+    def put(self, request: Request) -> Response:
+        user = signed_in(request)
+        body = ClientSeedSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        found = services.set_client_seed(user, body.validated_data["seed"])
+        return Response({"seed": found.seed, "updated_at": found.updated_at})
 
 
 class MeView(APIView):
@@ -1119,11 +1146,14 @@ class RecordVerifyView(APIView):
         verified = False
         shuffle = record.get("shuffle")
         if isinstance(shuffle, Mapping) and shuffle.get("seed"):
+            client_seeds, nonce = shuffle_contributions(shuffle)
             check_shuffle(
                 record["deck"],
                 commitment_hex=str(shuffle.get("commitment", "")),
                 seed=str(shuffle["seed"]),
                 cards=engine.deck,
+                client_seeds=client_seeds,
+                nonce=nonce,
             )
             verified = True
         return Response(
