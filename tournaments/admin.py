@@ -193,9 +193,18 @@ class PlayerForm(forms.ModelForm):  # type: ignore[type-arg]
         data = super().clean() or {}
         if data.get("bot_level") and data.get("user"):
             raise forms.ValidationError("a bot cannot be linked to a login")
+        user = data.get("user")
         if self.instance.pk is not None and "user" in self.changed_data:
             stored = Player.objects.get(pk=self.instance.pk)
-            _check(lambda: services.link_login(stored, data.get("user")))
+            _check(lambda: services.link_login(stored, user))
+        elif self.instance.pk is None and user is not None:
+            # What link_login refuses when _save_player links the new player's login.
+            club = data.get("club")
+            club_id = club.pk if club is not None else self.instance.club_id
+            if Player.objects.filter(club_id=club_id, user=user).exists():
+                raise forms.ValidationError(
+                    f"the login {user.get_username()!r} already plays in this club"
+                )
         return data
 
 

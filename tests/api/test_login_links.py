@@ -173,3 +173,18 @@ def test_a_player_relinks_once_their_table_has_finished(world: World) -> None:
         seat.table.save()
     services.link_login(alice, world.users["eve"], by=world.organiser)
     assert Player.objects.get(pk=alice.pk).user_id == world.users["eve"].pk
+
+
+def test_a_new_player_added_in_the_admin_with_a_login_is_logged_and_a_taken_login_refused(
+    world: World,
+) -> None:
+    client = admin_client(world)
+    add = {"club": world.club.pk, "name": "Eve", "user": world.users["eve"].pk, "bot_level": ""}
+    assert client.post("/admin/tournaments/player/add/", add).status_code == 302
+    eve = Player.objects.get(name="Eve")
+    assert eve.user_id == world.users["eve"].pk
+    logged = LoginLinkChange.objects.get(player=eve)
+    assert (logged.old_username, logged.changed_by) == ("", world.organiser)
+    again = client.post("/admin/tournaments/player/add/", add | {"name": "Eve Again"})
+    assert again.status_code == 200 and "already plays in this club" in again.content.decode()
+    assert not Player.objects.filter(name="Eve Again").exists()
