@@ -1,5 +1,6 @@
 FROM python:3.11-slim
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PARLOUR_VAR_DIR=/app/var
+# DEBUG off unless the environment says otherwise: it then needs SECRET_KEY and ALLOWED_HOSTS.
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PARLOUR_VAR_DIR=/app/var DEBUG=false
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY engine engine

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Iterator
 from urllib.parse import urlparse
 
 import pytest
@@ -61,6 +62,18 @@ def _flushable_event_store() -> None:
     from events.store import allow_flush_in_tests
 
     allow_flush_in_tests()
+
+
+@pytest.fixture(autouse=True)
+def _no_login_limits() -> Iterator[None]:
+    """No login limits unless a test sets its own: the suite's many logins share one
+    address, and the counters of a Redis cache outlive a run (tests/api/test_login_limits.py
+    tests the limits in caches of their own).  Not the ``settings`` fixture: some tests
+    have a parameter of that name."""
+    from django.test import override_settings
+
+    with override_settings(PARLOUR_LOGIN_RATES={"account": None, "address": None}):
+        yield
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

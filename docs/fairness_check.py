@@ -7,6 +7,12 @@
         to the commitment shown during the game, and must derive the very deck
         the record says was dealt.  One line per record, exit code 1 if any fails.
 
+    python fairness_check.py RECORD.json --commitment HEX [--client-seed TEXT]
+        Check one record against what YOU saw: the commitment you saved before
+        the deal must be the record's (a record carrying another seed with its
+        own commitment fails), and, with --client-seed, your seed must be among
+        the seeds the deck was mixed with.
+
     python fairness_check.py --seed HEX [--game old_maid]
         Print the commitment of a seed and the deck it derives (52 cards, or 51
         for Old Maid).
@@ -17,6 +23,10 @@ block i is HMAC-SHA256(key=seed, msg=b"parlour-deck/1" + i as 8 bytes
 big-endian); an index below n from the next 4 bytes read big-endian, rejected
 and redrawn when >= 2**32 - 2**32 % n, else taken mod n; Fisher-Yates from the
 last position down to 1, swapping position i with an index drawn below i + 1.
+With the players' client seeds (algorithm .../1+client-seeds/1) the seed above
+is first replaced by HMAC-SHA256(key=seed, msg=b"parlour-mix/1" + JSON), JSON
+being {"clients": [the seats' client seeds], "nonce": the game's number} with
+sorted keys and no spaces.
 """
 
 import argparse
@@ -63,11 +73,23 @@ def derive_deck(seed, cards):
     return deck
 
 
-def check(record):
+def mix_seed(seed, client_seeds, nonce):
+    message = json.dumps(
+        {"clients": list(client_seeds), "nonce": nonce}, separators=(",", ":"), sort_keys=True
+    ).encode("ascii")
+    return hmac.new(seed, b"parlour-mix/1" + message, hashlib.sha256).digest()
+
+
+def check(record, saved_commitment=None, client_seed=None):
     """None if the record's shuffle checks out, else what is wrong."""
     shuffle = record.get("shuffle") or {}
     if not shuffle.get("commitment"):
         return "no shuffle commitment (a game dealt from a given deck)"
+    if saved_commitment is not None and shuffle["commitment"].lower() != saved_commitment.lower():
+        return "the record's commitment is not the one you saved before the deal"
+    client_seeds = shuffle.get("client_seeds")
+    if client_seed is not None and client_seed not in (client_seeds or []):
+        return "your client seed is not among the seeds this deck was mixed with"
     if not shuffle.get("seed"):
         return "the seed is not revealed yet (the game is still running)"
     try:
@@ -77,6 +99,8 @@ def check(record):
     if hashlib.sha256(seed).hexdigest() != shuffle["commitment"].lower():
         return "sha256(seed) is not the commitment"
     deck = record.get("deck") or []
+    if client_seeds is not None:
+        seed = mix_seed(seed, client_seeds, shuffle.get("nonce", 0))
     if derive_deck(seed, canonical_order(deck)) != deck:
         return "the seed does not derive this deck"
     return None
@@ -97,6 +121,8 @@ def main():
     parser.add_argument("file", nargs="?", help="records to check")
     parser.add_argument("--seed", help="a seed (hex): print its commitment and deck")
     parser.add_argument("--game", default="", help="with --seed: the game (old_maid: 51 cards)")
+    parser.add_argument("--commitment", help="the commitment you saved before the deal")
+    parser.add_argument("--client-seed", help="your client seed: it must be in the mix")
     args = parser.parse_args()
     if args.seed:
         seed = bytes.fromhex(args.seed)
@@ -108,7 +134,7 @@ def main():
     failed = 0
     records = read_records(args.file)
     for number, record in enumerate(records, 1):
-        problem = check(record)
+        problem = check(record, args.commitment, args.client_seed)
         if problem is None:
             shown = record["shuffle"]["commitment"][:12]
             print(f"record {number}: OK ({record.get('game')}, commitment {shown}...)")
@@ -116,6 +142,11 @@ def main():
             failed += 1
             print(f"record {number}: FAILED: {problem}")
     print(f"{len(records) - failed} passed, {failed} failed")
+    if args.commitment is None and not failed:
+        print(
+            "checked against each record's own commitment: give --commitment HEX, the one"
+            " you saved before the deal, to know the seed was not swapped since"
+        )
     return 1 if failed else 0
 
 

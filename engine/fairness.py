@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 #: The name and version of the algorithm above.
 ALGORITHM = "hmac-sha256-ctr-fisher-yates/1"
@@ -94,6 +96,38 @@ def derive_deck(seed: bytes, cards: Sequence[str]) -> list[str]:
     return deck
 
 
+#: The algorithm when the players contribute (docs/fairness.md, "With the players' help").
+ALGORITHM_WITH_CLIENTS = "hmac-sha256-ctr-fisher-yates/1+client-seeds/1"
+#: The longest client seed a player may set (characters of printable ASCII).
+CLIENT_SEED_MAX = 64
+
+
+def check_client_seed(seed: str) -> str:
+    """``seed`` if it is a usable client seed; :class:`FairnessError` says why not."""
+    if not isinstance(seed, str) or len(seed) > CLIENT_SEED_MAX:
+        raise FairnessError(f"a client seed is text of at most {CLIENT_SEED_MAX} characters")
+    if any(not (" " <= ch <= "~") for ch in seed):
+        raise FairnessError("a client seed is printable ASCII (letters, digits, punctuation)")
+    return seed
+
+
+def mix_seed(server_seed: bytes, client_seeds: Sequence[str], nonce: int) -> bytes:
+    """The deck seed of one deal: the server's committed seed, the players' seeds, the deal.
+
+    ``HMAC-SHA256(key=server_seed, message=b"parlour-mix/1" + JSON)`` where JSON is
+    ``{"clients": client_seeds, "nonce": nonce}`` with sorted keys, no spaces:
+    ``client_seeds`` in seat order (``""`` for a seat without one), ``nonce`` the
+    game's number in its series.  Any one player who changes their seed after seeing
+    the commitment makes the deck one the server could not have chosen.
+    """
+    for seed in client_seeds:
+        check_client_seed(seed)
+    message = json.dumps(
+        {"clients": list(client_seeds), "nonce": nonce}, separators=(",", ":"), sort_keys=True
+    ).encode("ascii")
+    return hmac.new(server_seed, b"parlour-mix/1" + message, hashlib.sha256).digest()
+
+
 def parse_seed(seed: str | bytes) -> bytes:
     """A seed given as bytes or as the hex text records show."""
     if isinstance(seed, bytes):
@@ -110,12 +144,15 @@ def check_shuffle(
     commitment_hex: str,
     seed: str | bytes,
     cards: Sequence[str] | None = None,
+    client_seeds: Sequence[str] | None = None,
+    nonce: int | None = None,
 ) -> None:
     """Check a revealed shuffle; :class:`FairnessError` says what does not hold.
 
     ``deck`` is the deck as dealt, ``commitment_hex`` what was shown while the game
     ran, ``seed`` the revealed seed, ``cards`` the game's cards (default: the
-    cards of ``deck`` itself, put in canonical order).
+    cards of ``deck`` itself, put in canonical order); with ``client_seeds`` the deck
+    derives from :func:`mix_seed` of the seed, those and ``nonce``.
     """
     raw = parse_seed(seed)
     if commitment(raw) != str(commitment_hex).lower():
@@ -124,6 +161,8 @@ def check_shuffle(
             f" the commitment was {commitment_hex}"
         )
     source = canonical_order(deck if cards is None else cards)
+    if client_seeds is not None:
+        raw = mix_seed(raw, client_seeds, nonce or 0)
     derived = derive_deck(raw, source)
     if derived != list(deck):
         pairs = zip(derived, deck, strict=False)
@@ -131,3 +170,19 @@ def check_shuffle(
         raise FairnessError(
             f"the deck is not the one the seed derives: they differ first at position {first}"
         )
+
+
+def shuffle_contributions(shuffle: Mapping[str, Any]) -> tuple[list[str] | None, int | None]:
+    """A record's ``shuffle`` contributions: its ``client_seeds`` and ``nonce``, checked.
+
+    ``(None, None)`` for a shuffle of the server's seed alone (algorithm ``/1``).
+    """
+    seeds = shuffle.get("client_seeds")
+    if seeds is None:
+        return None, None
+    nonce = shuffle.get("nonce")
+    if not isinstance(seeds, list) or not all(isinstance(s, str) for s in seeds):
+        raise FairnessError("shuffle.client_seeds is a list of the seats' seeds (text)")
+    if not isinstance(nonce, int) or isinstance(nonce, bool) or nonce < 0:
+        raise FairnessError("shuffle.nonce is the game's number, a whole number")
+    return [check_client_seed(s) for s in seeds], nonce

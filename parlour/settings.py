@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 
 from parlour.env import ConfigError, env_bool, env_float, env_int, env_list, env_str
 
@@ -30,6 +31,38 @@ if not DEBUG and SECRET_KEY == _DEV_SECRET:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["*"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
+# -- HTTPS (docs/operations.md, "HTTPS and browser security"): off unless set, so
+# that make run and the benchmark stacks work over plain HTTP on loopback; the
+# compose shape sets every one of them.
+
+
+def _proxy_ssl_header(name: str) -> tuple[str, str] | None:
+    """``X-Forwarded-Proto: https`` → Django's ``("HTTP_X_FORWARDED_PROTO", "https")``."""
+    value = env_str(name, "").strip()
+    if not value:
+        return None
+    header, colon, expected = value.partition(":")
+    header, expected = header.strip(), expected.strip()
+    if not colon or not header or not expected or " " in header:
+        raise ConfigError(
+            f"{name}={value!r}: write it as the header your proxy sets and the value that"
+            " means HTTPS, e.g. 'X-Forwarded-Proto: https'"
+        )
+    return "HTTP_" + header.upper().replace("-", "_"), expected
+
+
+#: Trust this header from the TLS-terminating proxy to tell an HTTPS request (only
+#: set it when the proxy always sets or strips that header).
+SECURE_PROXY_SSL_HEADER = _proxy_ssl_header("SECURE_PROXY_SSL_HEADER")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+#: The container's own health check asks over plain HTTP, from inside.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -44,6 +77,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "corsheaders",
+    "csp",
 ]
 
 MIDDLEWARE = [
@@ -59,7 +93,26 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
+
+# The pages' Content-Security-Policy (django-csp): scripts and styles from our own
+# static files only — no inline script, event handler or style attribute — and no
+# framing.  tests/pages/test_content_security_policy.py checks the pages keep to it.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 ROOT_URLCONF = "parlour.urls"
 WSGI_APPLICATION = "parlour.wsgi.application"
@@ -315,6 +368,8 @@ REST_FRAMEWORK = {
         "address": _rate("PARLOUR_API_RATE_ADDRESS", "1200/min"),
         "anon": _rate("PARLOUR_API_RATE_ANON", "300/min"),
         "token": _rate("PARLOUR_API_RATE_TOKEN", "600/min"),
+        # POST /records/verify and /records (a view's throttle_scope), per address, anyone.
+        "records": _rate("PARLOUR_API_RATE_RECORDS", "30/min"),
     },
     # 0, not None: with None DRF takes the client's own X-Forwarded-For as its address,
     # which any client can forge to escape the address limits.
@@ -323,6 +378,18 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.ProblemAutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
+#: The largest record (bytes of JSON) that POST /records/verify and /records take (413 above).
+PARLOUR_RECORD_MAX_BYTES = env_int("PARLOUR_RECORD_MAX_BYTES", 200_000, minimum=1024)
+#: The most moves such a record may hold (422 above): a bot game has at most ~200.
+PARLOUR_RECORD_MAX_MOVES = env_int("PARLOUR_RECORD_MAX_MOVES", 2_000, minimum=1)
+#: Failed password logins (every way in: HTTP Basic on the API, the login page, the
+#: admin), counted per account and per client address in fixed windows, like the API's
+#: rates; over one, logins are refused until its window ends (tournaments/logins.py).
+PARLOUR_LOGIN_RATES: dict[str, str | None] = {
+    "account": _rate("PARLOUR_LOGIN_RATE_ACCOUNT", "20/hour"),
+    "address": _rate("PARLOUR_LOGIN_RATE_ADDRESS", "100/hour"),
+}
+AUTHENTICATION_BACKENDS = ["tournaments.logins.ThrottledModelBackend"]
 SPECTACULAR_SETTINGS = {
     "TITLE": "Parlour API",
     "DESCRIPTION": "Club tournaments of shedding card games: clubs, players, tournaments,"

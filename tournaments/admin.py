@@ -22,6 +22,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -31,10 +32,12 @@ from django.utils.html import format_html
 from events.admin import EventAdmin
 from events.models import Event
 from tournaments import games, services
+from tournaments.logins import ThrottledAdminAuthenticationForm
 from tournaments.models import (
     CheckIn,
     Club,
     Game,
+    LoginLinkChange,
     Player,
     Registration,
     Round,
@@ -42,6 +45,9 @@ from tournaments.models import (
     TableSeat,
     Tournament,
 )
+
+# The admin's login counts failed attempts as every other way in does (tournaments/logins.py).
+admin.site.login_form = ThrottledAdminAuthenticationForm
 
 
 @admin.register(Game)
@@ -101,7 +107,7 @@ def _clubs(request: HttpRequest) -> QuerySet[Club]:
 def _club_of(obj: Any) -> Club | None:
     if isinstance(obj, Club):
         return obj
-    if isinstance(obj, Player | Tournament):
+    if isinstance(obj, Player | Tournament | LoginLinkChange):
         return obj.club
     if isinstance(obj, Registration | CheckIn | Round):
         return obj.tournament.club
@@ -211,7 +217,31 @@ class PlayerForm(forms.ModelForm):  # type: ignore[type-arg]
         data = super().clean() or {}
         if data.get("bot_level") and data.get("user"):
             raise forms.ValidationError("a bot cannot be linked to a login")
+        user = data.get("user")
+        if self.instance.pk is not None and "user" in self.changed_data:
+            stored = Player.objects.get(pk=self.instance.pk)
+            _check(lambda: services.link_login(stored, user))
+        elif self.instance.pk is None and user is not None:
+            # What link_login refuses when _save_player links the new player's login.
+            club = data.get("club")
+            club_id = club.pk if club is not None else self.instance.club_id
+            if Player.objects.filter(club_id=club_id, user=user).exists():
+                raise forms.ValidationError(
+                    f"the login {user.get_username()!r} already plays in this club"
+                )
         return data
+
+
+def _save_player(request: HttpRequest, form: forms.ModelForm, player: Player) -> None:  # type: ignore[type-arg]
+    """Save an admin form's player; its login changes through the service (checked, logged)."""
+    wanted = player.user
+    if player.pk is None or "user" in form.changed_data:
+        # The login stays as stored (none for a new player) until link_login changes it.
+        player.user_id = form.initial.get("user")
+    by = request.user if isinstance(request.user, User) else None
+    with transaction.atomic():
+        player.save()
+        services.link_login(player, wanted, by=by)
 
 
 class PlayerInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -234,6 +264,21 @@ class ClubAdmin(OrganiserAdmin):
         # A new club has no organisers yet: only a superuser creates clubs.
         return bool(request.user.is_superuser)
 
+    def save_formset(
+        self,
+        request: HttpRequest,
+        form: Any,
+        formset: Any,
+        change: bool,
+    ) -> None:
+        if formset.model is not Player:
+            super().save_formset(request, form, formset, change)
+            return
+        formset.save(commit=False)
+        for player_form in formset.forms:
+            if player_form.has_changed():
+                _save_player(request, player_form, player_form.instance)
+
 
 @admin.register(Player)
 class PlayerAdmin(OrganiserAdmin):
@@ -242,6 +287,30 @@ class PlayerAdmin(OrganiserAdmin):
     list_display = ("name", "club", "bot_level", "user")
     list_filter = ("club", "bot_level")
     search_fields = ("name", "user__username")
+
+    def save_model(
+        self,
+        request: HttpRequest,
+        obj: Player,
+        form: forms.ModelForm,  # type: ignore[type-arg]
+        change: bool,
+    ) -> None:
+        _save_player(request, form, obj)
+
+
+@admin.register(LoginLinkChange)
+class LoginLinkChangeAdmin(OrganiserAdmin):
+    """The audit log of players' logins: read only, for the club's organisers."""
+
+    club_path = "club"
+    can_add = False
+    can_change = False
+    list_display = ("at", "player", "old_username", "new_username", "changed_by_username")
+    list_filter = ("club",)
+    search_fields = ("player__name", "old_username", "new_username", "changed_by_username")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [f.name for f in LoginLinkChange._meta.fields]
 
 
 # -- tournaments -------------------------------------------------------------------------------

@@ -46,7 +46,16 @@ from django.utils import timezone
 
 from engine.contract import Event, IllegalAction
 from engine.contract import Game as Engine
-from engine.fairness import ALGORITHM, check_shuffle, commitment, derive_deck, new_seed
+from engine.fairness import (
+    ALGORITHM,
+    ALGORITHM_WITH_CLIENTS,
+    check_shuffle,
+    commitment,
+    derive_deck,
+    mix_seed,
+    new_seed,
+    shuffle_contributions,
+)
 from engine.fairness import canonical_order as _canonical_order
 from engine.record import export_record as _export_record
 from engine.record import import_record as _import_record
@@ -391,12 +400,18 @@ def create_game(
     context: Any = None,
     cause_kind: str = "organiser",
     cause_id: str = "",
+    server_seed: bytes | None = None,
+    client_seeds: Sequence[str] = (),
+    nonce: int = 0,
 ) -> Game:
     """Deal a new game of ``kind`` at ``seats`` seats and store it.
 
     Without ``deck`` the deck is derived from a fresh secret seed
     (:mod:`engine.fairness`): only the seed's commitment is shown until the
-    game ends.  ``dealer`` defaults to a seat drawn by a secure generator.
+    game ends.  With ``server_seed`` (one committed before the deal) the deck
+    derives from it mixed with the players' ``client_seeds`` and ``nonce``
+    (:func:`engine.fairness.mix_seed`, docs/fairness.md).  ``dealer`` defaults
+    to a seat drawn by a secure generator.
     Raises ``KeyError`` for an unknown game and :class:`IllegalAction` for bad
     seats, dealer, deck or options.
     """
@@ -406,7 +421,18 @@ def create_game(
     if dealer is None:
         dealer = secrets.randbelow(seats)
     shuffle: dict[str, str] | None = None
-    if deck is None:
+    if deck is None and server_seed is not None:
+        contributions = list(client_seeds)
+        mixed = mix_seed(server_seed, contributions, nonce)
+        deck = derive_deck(mixed, _canonical_order(engine.deck))
+        shuffle = {
+            "algorithm": ALGORITHM_WITH_CLIENTS,
+            "commitment": commitment(server_seed),
+            "seed": server_seed.hex(),
+            "client_seeds": contributions,
+            "nonce": nonce,
+        }
+    elif deck is None:
         seed = new_seed()
         deck = derive_deck(seed, _canonical_order(engine.deck))
         shuffle = {"algorithm": ALGORITHM, "commitment": commitment(seed), "seed": seed.hex()}
@@ -440,17 +466,21 @@ def import_game(record: Mapping[str, Any], *, context: Any = None) -> Game:
         "table": {"players": list(record["players"]), "turn_seconds": None, "context": context}
     }
     if isinstance(shuffle, Mapping) and shuffle.get("commitment"):
+        client_seeds, nonce = shuffle_contributions(shuffle)
         if shuffle.get("seed"):
             check_shuffle(
                 record["deck"],
                 commitment_hex=str(shuffle["commitment"]),
                 seed=str(shuffle["seed"]),
                 cards=get_game(record["game"]).deck,
+                client_seeds=client_seeds,
+                nonce=nonce,
             )
         extra["shuffle"] = {
-            "algorithm": ALGORITHM,
+            "algorithm": ALGORITHM if client_seeds is None else ALGORITHM_WITH_CLIENTS,
             "commitment": str(shuffle["commitment"]),
             **({"seed": str(shuffle["seed"])} if shuffle.get("seed") else {}),
+            **({} if client_seeds is None else {"client_seeds": client_seeds, "nonce": nonce}),
         }
     engine = get_game(record["game"])
     return _store_new_game(
@@ -899,4 +929,11 @@ def export_record(game: Game | int) -> dict[str, Any]:
         reveal = {"commitment": shuffle["commitment"]}
         if shuffle.get("seed"):
             reveal["seed"] = shuffle["seed"]
+        if "client_seeds" in shuffle:
+            # What the deck derives from besides the seed (docs/fairness.md).
+            reveal |= {
+                "algorithm": shuffle["algorithm"],
+                "client_seeds": shuffle["client_seeds"],
+                "nonce": shuffle["nonce"],
+            }
     return _export_record(events, players=list(game.players), shuffle=reveal)

@@ -8,6 +8,8 @@ recomputes every row from the events alone.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 
 
@@ -116,6 +118,34 @@ class Player(models.Model):
     @property
     def is_bot(self) -> bool:
         return bool(self.bot_level)
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # The last guard of issue 17's attack (an organiser relinking a seated
+        # player's login to their own, so their token acts and sees as the seat):
+        # whatever path saves a player, its login cannot change while it holds a seat
+        # at a table in play.  services.link_login is the way that says why and logs it.
+        if self.pk is not None:
+            stored = Player.objects.filter(pk=self.pk).values_list("user_id", flat=True).first()
+            if stored != self.user_id and (table := self.table_in_play()) is not None:
+                raise SeatedLoginChange(
+                    f"{self.name} holds a seat at {table}: their login can change once that"
+                    " table has finished"
+                )
+        super().save(*args, **kwargs)
+
+    def table_in_play(self) -> Table | None:
+        """A table this player is seated at that has not finished (its games play as them)."""
+        seat = (
+            TableSeat.objects.filter(player_id=self.pk)
+            .exclude(table__status=Table.Status.FINISHED)
+            .select_related("table__round__tournament")
+            .first()
+        )
+        return seat.table if seat is not None else None
+
+
+class SeatedLoginChange(ValueError):
+    """A player's login was to change while they hold a seat at a table in play."""
 
 
 class Tournament(models.Model):
@@ -245,6 +275,9 @@ class Table(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
     #: The series' placings once finished: groups of seats, best first (derived from games).
     placings = models.JSONField(null=True, blank=True)
+    #: SHA-256 of the server seed of the table's next deal, committed before it is dealt
+    #: (the seed itself is in the event stream ``table-<id>``, docs/fairness.md).
+    next_commitment = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["round", "number"]
@@ -296,3 +329,48 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"
+
+
+class LoginLinkChange(models.Model):
+    """The audit log of which login plays as a player: one row per change, never edited.
+
+    The usernames are copied, so the log still reads right after a login is renamed
+    or deleted.
+    """
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="login_changes")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="login_changes")
+    old_user = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    new_user = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    old_username = models.CharField(max_length=150, blank=True, default="")
+    new_username = models.CharField(max_length=150, blank=True, default="")
+    #: Who made the change (``None``: a command or the system).
+    changed_by = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    changed_by_username = models.CharField(max_length=150, blank=True, default="")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+
+    def __str__(self) -> str:
+        before = self.old_username or "no login"
+        after = self.new_username or "no login"
+        return f"{self.player}: {before} -> {after} by {self.changed_by_username or 'the system'}"
+
+
+class ClientSeed(models.Model):
+    """A login's own contribution to the decks it is dealt (docs/fairness.md); changeable."""
+
+    user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="client_seed")
+    #: Printable ASCII, at most 64 characters (engine.fairness.check_client_seed).
+    seed = models.CharField(max_length=64)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.seed}"

@@ -42,7 +42,15 @@ from django.utils.text import slugify
 from engine import series as series_rules
 from engine.bots import bot_levels
 from engine.contract import IllegalAction
-from engine.fairness import canonical_order, commitment, derive_deck, new_seed
+from engine.fairness import (
+    FairnessError,
+    canonical_order,
+    check_client_seed,
+    commitment,
+    derive_deck,
+    mix_seed,
+    new_seed,
+)
 from engine.registry import all_games, get_game
 from engine.series import SeriesFormat
 from events import store
@@ -50,8 +58,10 @@ from events.store import NewEvent
 from tournaments import games as game_service
 from tournaments.models import (
     CheckIn,
+    ClientSeed,
     Club,
     Game,
+    LoginLinkChange,
     Player,
     Registration,
     Round,
@@ -94,6 +104,8 @@ __all__ = [
 
 #: The event stream holding a round's secret duplicate-deal seed.
 ROUND_STREAM_PREFIX = "round-"
+#: The event stream holding a table's server seeds, each committed before its deal.
+TABLE_STREAM_PREFIX = "table-"
 
 PlayerRef = Player | int
 
@@ -143,8 +155,18 @@ def known_bot_levels() -> set[str]:
     return {level for game in all_games() for level in bot_levels(game.id)}
 
 
-def add_player(club: Club, name: str, *, user: User | None = None, bot_level: str = "") -> Player:
-    """A new player of ``club``: a person (optionally with a login) or a bot of ``bot_level``."""
+def add_player(
+    club: Club,
+    name: str,
+    *,
+    user: User | None = None,
+    bot_level: str = "",
+    by: User | None = None,
+) -> Player:
+    """A new player of ``club``: a person (optionally with a login) or a bot of ``bot_level``.
+
+    A login given is the first entry of :class:`LoginLinkChange` (``by`` who asked).
+    """
     name = (name or "").strip()
     if not name:
         raise ServiceError("a player needs a name", "name")
@@ -160,7 +182,63 @@ def add_player(club: Club, name: str, *, user: User | None = None, bot_level: st
             raise ServiceError(f"{club} already has a player called {name!r}", "name")
         if user is not None and Player.objects.filter(club=club, user=user).exists():
             raise ServiceError(f"the login {user.get_username()!r} already plays in {club}", "user")
-        return Player.objects.create(club=club, name=name, user=user, bot_level=bot_level)
+        player = Player.objects.create(club=club, name=name, user=user, bot_level=bot_level)
+        if user is not None:
+            _log_login_change(player, None, user, by)
+        return player
+
+
+def link_login(player: Player, user: User | None, *, by: User | None = None) -> Player:
+    """Make ``user`` (``None``: no login) the login that plays as ``player``; logged.
+
+    The one way a player's login changes (the admin and the API call it).  Refused
+    while the player holds a seat at a table in play: whoever the login is would
+    see that seat's hand and act for it (an organiser relinking a seated player to
+    themselves, issue 17).  ``by`` is who asks, kept in :class:`LoginLinkChange`.
+    """
+    with transaction.atomic():
+        locked = Player.objects.select_for_update().get(pk=player.pk)
+        old_user = locked.user
+        if (old_user.pk if old_user else None) == (user.pk if user else None):
+            return locked
+        if user is not None and locked.is_bot:
+            raise ServiceError("a bot cannot be linked to a login", "user")
+        if (
+            user is not None
+            and Player.objects.filter(club_id=locked.club_id, user=user)
+            .exclude(pk=locked.pk)
+            .exists()
+        ):
+            raise ServiceError(
+                f"the login {user.get_username()!r} already plays in {locked.club}", "user"
+            )
+        table = locked.table_in_play()
+        if table is not None:
+            raise ServiceError(
+                f"{locked.name} holds a seat at {table}: their login can change once that"
+                " table has finished",
+                "user",
+            )
+        locked.user = user
+        locked.save(update_fields=["user"])
+        _log_login_change(locked, old_user, user, by)
+    player.user = user
+    return locked
+
+
+def _log_login_change(
+    player: Player, old_user: User | None, new_user: User | None, by: User | None
+) -> None:
+    LoginLinkChange.objects.create(
+        club_id=player.club_id,
+        player=player,
+        old_user=old_user,
+        new_user=new_user,
+        old_username=old_user.get_username() if old_user else "",
+        new_username=new_user.get_username() if new_user else "",
+        changed_by=by,
+        changed_by_username=by.get_username() if by else "",
+    )
 
 
 # -- tournaments --------------------------------------------------------------------------------
@@ -650,6 +728,7 @@ def _store_seating(round_: Round, seating: Seating) -> None:
         table = tables.pop(index + 1, None)
         if table is None:
             table = Table.objects.create(round=round_, number=index + 1, first_dealer=dealer)
+            _commit_table_seed(table, 1)
         elif table.first_dealer != dealer:
             table.first_dealer = dealer
             table.save(update_fields=["first_dealer"])
@@ -802,6 +881,90 @@ def round_seed(round_: Round) -> bytes | None:
     return bytes.fromhex(events[0].payload["seed"]) if events else None
 
 
+def round_contributions(round_: Round) -> list[str] | None:
+    """The client seeds of every player of a duplicate round, frozen when it began."""
+    events = store.read_stream(f"{ROUND_STREAM_PREFIX}{round_.pk}", from_sequence=2, limit=1)
+    return list(events[0].payload["client_seeds"]) if events else None
+
+
+def _freeze_round_contributions(round_: Round) -> None:
+    """Duplicate deals: every seated player's client seed (by player id) as the round begins."""
+    players = list(
+        Player.objects.filter(table_seats__table__round=round_).distinct().order_by("pk")
+    )
+    store.append(
+        f"{ROUND_STREAM_PREFIX}{round_.pk}",
+        [
+            NewEvent(
+                "round_contributions",
+                {
+                    "type": "round_contributions",
+                    "v": 1,
+                    "players": [p.pk for p in players],
+                    "client_seeds": client_seeds_of(players),
+                },
+                "system",
+            )
+        ],
+        expected_sequence=1,
+    )
+
+
+def _commit_table_seed(table: Table, number: int) -> None:
+    """Draw the server seed of ``table``'s deal ``number`` and show its commitment now.
+
+    The seed goes to the table's event stream (secret until that game is over); the
+    commitment is the table's ``next_commitment`` until the deal, so that players can
+    see it, and change their client seeds, before the deck is fixed (docs/fairness.md).
+    """
+    seed = new_seed()
+    table.next_commitment = commitment(seed)
+    table.save(update_fields=["next_commitment"])
+    store.append(
+        f"{TABLE_STREAM_PREFIX}{table.pk}",
+        [
+            NewEvent(
+                "table_seed",
+                {
+                    "type": "table_seed",
+                    "v": 1,
+                    "game_number": number,
+                    "seed": seed.hex(),
+                    "commitment": table.next_commitment,
+                },
+                "system",
+            )
+        ],
+        expected_sequence=number - 1,
+    )
+
+
+def _table_seed(table: Table, number: int) -> bytes | None:
+    """The committed server seed of ``table``'s deal ``number`` (``None``: none was)."""
+    events = store.read_stream(f"{TABLE_STREAM_PREFIX}{table.pk}", from_sequence=number, limit=1)
+    if not events or events[0].payload.get("game_number") != number:
+        return None
+    return bytes.fromhex(events[0].payload["seed"])
+
+
+def client_seeds_of(players: Sequence[Player]) -> list[str]:
+    """Each player's client seed, in order (``""``: a bot, no login, or none set)."""
+    users = [p.user_id for p in players if p.user_id is not None]
+    seeds = dict(ClientSeed.objects.filter(user_id__in=users).values_list("user_id", "seed"))
+    return [seeds.get(p.user_id, "") if p.user_id is not None else "" for p in players]
+
+
+def set_client_seed(user: User, seed: str) -> ClientSeed:
+    """``user``'s client seed from now on: the decks dealt to them after this mix it in."""
+    try:
+        check_client_seed(seed)
+    except FairnessError as error:
+        raise ServiceError(str(error), "seed") from None
+    with transaction.atomic():
+        found, _ = ClientSeed.objects.update_or_create(user=user, defaults={"seed": seed})
+    return found
+
+
 def _deal_table_game(
     tournament: Tournament,
     round_: Round,
@@ -810,17 +973,32 @@ def _deal_table_game(
     dealer: int,
     cause_kind: str,
 ) -> Game:
-    """Deal game ``number`` (1 first) of ``table``'s series, ``dealer`` dealing."""
+    """Deal game ``number`` (1 first) of ``table``'s series, ``dealer`` dealing.
+
+    Without duplicate deals the deck derives from the table's server seed committed
+    before this deal, mixed with the seated players' client seeds and ``number``; the
+    next deal's seed is committed at once.  With duplicate deals it derives from the
+    round's seed mixed with the contributions of every player of the round, frozen
+    when the round began (so every table of a size gets the same decks).
+    """
     seats = list(TableSeat.objects.filter(table=table).select_related("player").order_by("seat"))
     deck: list[str] | None = None
+    server_seed: bytes | None = None
     if tournament.duplicate_deals:
         seed = round_seed(round_)
         if seed is None:
             raise ServiceError(f"round {round_.number} has no duplicate-deal seed", "round")
         engine = get_game(tournament.game)
-        deck = derive_deck(
-            duplicate_seed(seed, len(seats), number - 1), canonical_order(engine.deck)
-        )
+        deal_seed = duplicate_seed(seed, len(seats), number - 1)
+        frozen = round_contributions(round_)
+        if frozen is not None:
+            deal_seed = mix_seed(deal_seed, frozen, number)
+        deck = derive_deck(deal_seed, canonical_order(engine.deck))
+    else:
+        server_seed = _table_seed(table, number)
+        # A table seated before client seeds existed has none: a fresh seed, as before.
+        if server_seed is not None:
+            _commit_table_seed(table, number + 1)
     context = {
         "tournament": tournament.pk,
         "round": round_.number,
@@ -841,6 +1019,9 @@ def _deal_table_game(
             turn_seconds=tournament.turn_seconds,
             context=context,
             cause_kind=cause_kind,
+            server_seed=server_seed,
+            client_seeds=client_seeds_of([s.player for s in seats]) if server_seed else (),
+            nonce=number,
         )
     except IllegalAction as error:
         raise ServiceError(f"table {table.number} cannot be dealt: {error.reason}") from error
@@ -853,6 +1034,8 @@ def begin_round(round_: Round) -> Round:
         tables = list(Table.objects.filter(round=round_).order_by("number"))
         if not tables:
             raise ServiceError(f"round {round_.number} has no tables: reseat it", "round")
+        if tournament.duplicate_deals:
+            _freeze_round_contributions(round_)
         for table in tables:
             _deal_table_game(tournament, round_, table, 1, table.first_dealer, "organiser")
             table.status = Table.Status.PLAYING

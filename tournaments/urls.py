@@ -4,17 +4,22 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from tournaments import views
+from tournaments.logins import ThrottledAuthenticationForm
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path(
         "accounts/login/",
-        auth_views.LoginView.as_view(template_name="registration/login.html"),
+        auth_views.LoginView.as_view(
+            template_name="registration/login.html",
+            authentication_form=ThrottledAuthenticationForm,
+        ),
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("me/", views.my_games, name="my-games"),
+    path("me/client-seed", views.my_client_seed, name="my-client-seed"),
     path("tournaments/new", views.tournament_create, name="tournament-create"),
     path("tournaments/<int:tournament_id>/", views.tournament_detail, name="tournament"),
     path(

@@ -48,6 +48,7 @@ from events import store
 from events.models import Event
 from events.store import Conflict, IdempotencyKeyReused
 from tournaments import clock, services
+from tournaments.api.parsers import load_json
 from tournaments.api.permissions import seat_of
 from tournaments.forms import (
     NewPlayerForm,
@@ -60,6 +61,7 @@ from tournaments.forms import (
 from tournaments.games import game_events, game_view, is_revealed, submit_action
 from tournaments.models import (
     CheckIn,
+    ClientSeed,
     Club,
     Game,
     Player,
@@ -717,7 +719,7 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
     seat = _my_seat(request, game)
     message, status, sequence = "", 200, game.sequence
     try:
-        action = json.loads(request.POST.get("action", ""))
+        action = load_json(request.POST.get("action", ""))
         expected = int(request.POST.get("sequence", ""))
         if not isinstance(action, dict):
             raise ValueError("an action is a JSON object")
@@ -903,11 +905,42 @@ def my_games(request: HttpRequest) -> HttpResponse:
             }
         )
     organised = _organised_clubs(user)
+    # The commitments of the deals to come at my tables: shown before the deal, so that I
+    # can save one and set a new client seed before the deck is fixed (docs/fairness.md).
+    next_deals = (
+        TableSeat.objects.filter(player__in=players)
+        .exclude(table__status=Table.Status.FINISHED)
+        .exclude(table__next_commitment="")
+        .select_related("table__round__tournament")
+        .order_by("table_id")
+    )
+    found = ClientSeed.objects.filter(user=user).first()
     return render(
         request,
         "me.html",
-        {"players": players, "running": running, "organised": organised},
+        {
+            "players": players,
+            "running": running,
+            "organised": organised,
+            "next_deals": [seat.table for seat in next_deals],
+            "client_seed": found.seed if found else "",
+        },
     )
+
+
+@require_POST
+@login_required
+def my_client_seed(request: HttpRequest) -> HttpResponse:
+    """Set the logged-in person's client seed (the form on their page)."""
+    user = request.user
+    assert isinstance(user, User)  # login_required
+    try:
+        services.set_client_seed(user, request.POST.get("seed", ""))
+    except services.ServiceError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, "Your client seed is set: the decks dealt to you next mix it in.")
+    return redirect("my-games")
 
 
 # -- organisers -------------------------------------------------------------------------------

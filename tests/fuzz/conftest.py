@@ -113,6 +113,8 @@ def deterministic(seed: int) -> Iterator[random.Random]:
     fake = SimpleNamespace(SystemRandom=lambda: rng)
     with (
         mock.patch("tournaments.games.new_seed", new_seed),
+        # A table's server seeds, committed before each deal (docs/fairness.md).
+        mock.patch("tournaments.services.new_seed", new_seed),
         mock.patch("tournaments.games.random", fake),
     ):
         yield rng

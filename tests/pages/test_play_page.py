@@ -124,6 +124,26 @@ def test_an_illegal_or_stale_action_is_refused_and_changes_nothing(
     assert game.sequence == before
 
 
+def test_deeply_nested_json_in_the_play_form_is_a_readable_400(
+    world: World, make_person_game: Callable[..., Game]
+) -> None:
+    game = make_person_game("bhabhi")
+    client = world.client(world.person)
+    before = game.sequence
+    deep = client.post(
+        f"/games/{game.pk}/act",
+        {"action": "[" * 100_000, "sequence": before},
+        HTTP_X_REQUESTED_WITH="fetch",
+    )
+    assert deep.status_code == 400 and "not an action" in deep.json()["message"]
+    form = client.post(
+        f"/games/{game.pk}/act", {"action": '{"a":' * 100_000, "sequence": before}, follow=True
+    )
+    assert form.status_code == 200 and "not an action" in form.content.decode()
+    game.refresh_from_db()
+    assert game.sequence == before
+
+
 def test_only_a_seated_login_may_open_the_play_page_or_act(
     world: World, make_person_game: Callable[..., Game]
 ) -> None:

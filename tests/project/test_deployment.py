@@ -5,7 +5,10 @@ No Docker engine runs on our machines, so the file is checked as data.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -14,18 +17,21 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 
 
-def test_compose_has_the_four_services_each_with_a_health_check() -> None:
+def test_compose_has_the_four_services_each_with_a_health_check_and_a_migrate_step() -> None:
     services = COMPOSE["services"]
-    assert set(services) == {"postgres", "redis", "web", "worker"}
+    assert set(services) == {"postgres", "redis", "migrate", "web", "worker"}
     for name, service in services.items():
+        if name == "migrate":  # a one-off: it runs and exits
+            continue
         assert "healthcheck" in service, name
         assert service["healthcheck"]["test"], name
 
 
-def test_web_and_worker_wait_for_healthy_postgres_and_redis() -> None:
+def test_web_and_worker_wait_for_the_migrations_and_healthy_postgres_and_redis() -> None:
     for name in ("web", "worker"):
         depends = COMPOSE["services"][name]["depends_on"]
         assert depends == {
+            "migrate": {"condition": "service_completed_successfully"},
             "postgres": {"condition": "service_healthy"},
             "redis": {"condition": "service_healthy"},
         }
@@ -35,9 +41,21 @@ def test_web_and_worker_wait_for_healthy_postgres_and_redis() -> None:
         assert env["DEBUG"] == "false"
 
 
+def test_migrations_run_as_the_owner_and_the_application_as_its_own_role() -> None:
+    services = COMPOSE["services"]
+    owner = services["postgres"]["environment"]["POSTGRES_USER"]
+    migrate = " ".join(services["migrate"]["command"])
+    assert "manage.py migrate" in migrate and "manage.py grant_app_role parlour_app" in migrate
+    assert services["migrate"]["environment"]["DATABASE_URL"].startswith(f"postgres://{owner}:")
+    for name in ("web", "worker"):
+        url = services[name]["environment"]["DATABASE_URL"]
+        assert url.startswith("postgres://parlour_app:"), name
+        assert "migrate" not in " ".join(services[name]["command"]), name
+
+
 def test_every_service_command_names_something_the_project_has() -> None:
     web = " ".join(COMPOSE["services"]["web"]["command"])
-    assert "manage.py migrate" in web
+    assert "manage.py collectstatic" in web
     module = re.search(r"gunicorn (\S+):application", web)
     assert module is not None
     assert (ROOT / (module.group(1).replace(".", "/") + ".py")).exists()
@@ -53,3 +71,42 @@ def test_the_dependencies_the_services_run_are_declared() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text()
     for package in ("gunicorn", "uvicorn", "uvicorn-worker", "celery", "psycopg"):
         assert f'"{package}' in pyproject, package
+
+
+def _compose_value(value: object) -> str:
+    """A compose environment value with ``${NAME:-default}`` as compose resolves it unset."""
+    text = str(value)
+
+    def resolve(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(3) or ""
+        if name == "SECRET_KEY":  # required (":?"): the operator's own, a strong one
+            return "k3Qz!x9-" + "v7Lp#r2Wm8" * 6
+        return default
+
+    return re.sub(r"\$\{(\w+)(:[-?](.*?))?\}", resolve, text)
+
+
+def test_the_dockerfiles_default_is_debug_off() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^ENV .*\bDEBUG=false\b", dockerfile, re.M)
+
+
+def test_check_deploy_is_clean_in_the_compose_shape() -> None:
+    env = {k: _compose_value(v) for k, v in COMPOSE["services"]["web"]["environment"].items()}
+    for name in ("SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE", "SECURE_SSL_REDIRECT"):
+        assert env[name] == "true", name
+    assert int(env["SECURE_HSTS_SECONDS"]) >= 31536000
+    assert env["SECURE_PROXY_SSL_HEADER"] == "X-Forwarded-Proto: https"
+    inherited = {
+        k: v for k, v in os.environ.items() if not k.startswith(("DATABASE", "SECURE", "DEBUG"))
+    }
+    run = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=inherited | env | {"PARLOUR_TEST_BOTH_BACKENDS": "0"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "no issues" in run.stdout, run.stdout

@@ -8,7 +8,7 @@ import random
 import pytest
 from django.contrib.auth.models import AnonymousUser, User
 
-from engine.fairness import canonical_order, derive_deck
+from engine.fairness import canonical_order, derive_deck, mix_seed
 from engine.registry import get_game
 from engine.series import SeriesFormat
 from events import store
@@ -350,7 +350,12 @@ def test_duplicate_deals_give_equal_tables_the_same_decks_from_a_committed_round
     for game in Game.objects.filter(table__round=round_):
         deck = tuple(store.read_stream(game.stream, limit=1)[0].payload["deck"])
         number = game.number_in_series or 0
-        assert list(deck) == derive_deck(duplicate_seed(seed, 4, number - 1), cards)
+        # Mixed with every player of the round's client seed, frozen as it began (all "":
+        # bots), docs/fairness.md.
+        frozen = services.round_contributions(round_)
+        assert frozen == [""] * 8
+        mixed = mix_seed(duplicate_seed(seed, 4, number - 1), frozen, number)
+        assert list(deck) == derive_deck(mixed, cards)
         decks.setdefault(number, set()).add(deck)
     assert {k: len(v) for k, v in decks.items()} == {1: 1, 2: 1}
 

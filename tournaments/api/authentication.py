@@ -21,9 +21,15 @@ from django.db import connection, transaction
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
-from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.authentication import (
+    BaseAuthentication,
+    BasicAuthentication,
+    get_authorization_header,
+)
 from rest_framework.request import Request
 
+from tournaments.api.problems import TooManyLogins
+from tournaments.api.throttling import LoginLockedOut
 from tournaments.models import ApiToken
 
 #: Every key starts with this, so a leaked key is easy to recognise (and to scan for).
@@ -114,6 +120,22 @@ class BearerTokenAuthentication(BaseAuthentication):
         return 'Bearer realm="api"'
 
 
+class ThrottledBasicAuthentication(BasicAuthentication):
+    """HTTP Basic (the token endpoint's), a 429 problem with ``Retry-After`` when locked out.
+
+    The limits themselves are counted by the authentication backend
+    (tournaments/logins.py) before the password is hashed.
+    """
+
+    def authenticate_credentials(
+        self, userid: str, password: str, request: Request | None = None
+    ) -> tuple[Any, None]:
+        try:
+            return super().authenticate_credentials(userid, password, request)  # type: ignore[no-any-return]
+        except LoginLockedOut as locked:
+            raise TooManyLogins(locked.retry_after, locked.message) from None
+
+
 class BearerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
     """The token scheme in the OpenAPI document."""
 
@@ -126,3 +148,13 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-unty
             "scheme": "bearer",
             "description": "A personal token: POST /api/v1/tokens shows its key once.",
         }
+
+
+class ThrottledBasicScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+    """HTTP Basic in the OpenAPI document, as DRF's own BasicAuthentication is shown."""
+
+    target_class = "tournaments.api.authentication.ThrottledBasicAuthentication"
+    name = "basicAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {"type": "http", "scheme": "basic"}

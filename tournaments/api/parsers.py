@@ -1,8 +1,12 @@
-"""The API's one parser: JSON, read up to the body size limit and no further."""
+"""The API's one parser: JSON, read up to the body size limit and no further.
+
+:func:`load_json` is the one reading of untrusted JSON, the pages' too.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import IO, Any
 
@@ -12,9 +16,54 @@ from rest_framework.parsers import JSONParser
 
 from tournaments.api.problems import PayloadTooLarge
 
+#: Deepest nesting of arrays and objects accepted (a record is about 5 deep).
+MAX_JSON_DEPTH = 32
+
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if math.isinf(number):
+        raise ValueError(f"the number {text[:20]}… is too large")
+    return number
+
+
+def load_json(text: str) -> Any:
+    """Parse untrusted JSON text; :class:`ValueError` with the reason if it is not acceptable.
+
+    Every entry point that reads JSON from a request comes here (the API's parser,
+    the play page's ``action`` field): besides invalid JSON it refuses nesting
+    deeper than :data:`MAX_JSON_DEPTH` (100,000 ``[`` would otherwise raise
+    RecursionError, here or in any code that walks the value later), the
+    ``NaN``/``Infinity`` literals and numbers too large for a float.
+    """
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except RecursionError:
+        raise ValueError(f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels") from None
+    if _deeper_than(value, MAX_JSON_DEPTH):
+        raise ValueError(f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels")
+    return value
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value``'s arrays and objects nest deeper than ``limit`` (no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 class LimitedJSONParser(JSONParser):
@@ -24,6 +73,13 @@ class LimitedJSONParser(JSONParser):
     the parser reads one byte past the limit and refuses with 413.
     """
 
+    #: Where the limit comes from, for the 413's message.
+    limit_name = ""
+
+    def limit(self) -> int:
+        """The most bytes a body may have (0: no limit)."""
+        return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0)
+
     def parse(
         self,
         stream: IO[bytes] | None,
@@ -32,13 +88,24 @@ class LimitedJSONParser(JSONParser):
     ) -> Any:
         if stream is None:
             return {}
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0
+        limit = self.limit()
         raw = stream.read(limit + 1) if limit else stream.read()
         if limit and len(raw) > limit:
-            raise PayloadTooLarge(f"the body is larger than {limit} bytes")
+            raise PayloadTooLarge(f"the body is larger than {limit} bytes{self.limit_name}")
         encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET
         try:
             text = raw.decode(encoding)
-            return json.loads(text, parse_constant=_refuse_constant)
+            return load_json(text)
         except (UnicodeDecodeError, ValueError) as error:
             raise ParseError(f"the body is not valid JSON: {error}") from None
+
+
+class RecordJSONParser(LimitedJSONParser):
+    """A portable record's body: at most ``PARLOUR_RECORD_MAX_BYTES`` (verify and import)."""
+
+    limit_name = " (PARLOUR_RECORD_MAX_BYTES, the largest record taken)"
+
+    def limit(self) -> int:
+        return min(
+            super().limit() or settings.PARLOUR_RECORD_MAX_BYTES, settings.PARLOUR_RECORD_MAX_BYTES
+        )

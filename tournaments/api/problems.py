@@ -236,6 +236,14 @@ class Refused(exceptions.APIException):
         self.slug = slug
 
 
+class TooManyLogins(exceptions.Throttled):
+    """Password logins refused after too many failures: 429 ``throttled``, with its message."""
+
+    def __init__(self, wait: int, message: str) -> None:
+        super().__init__(wait=wait)
+        self.message = message
+
+
 class Forbidden(exceptions.PermissionDenied):
     """403 with the field at fault."""
 
@@ -349,8 +357,11 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
             wait = int(exc.wait) if exc.wait is not None else 1
             headers["Retry-After"] = str(max(wait, 1))
             extra["retry_after"] = max(wait, 1)
-            detail = getattr(exc, "reason", None) or (
-                f"too many requests: try again in {max(wait, 1)} second(s)"
+            detail = (
+                exc.message
+                if isinstance(exc, TooManyLogins)
+                else getattr(exc, "reason", None)
+                or f"too many requests: try again in {max(wait, 1)} second(s)"
             )
             return answer(slug, detail, headers=headers, extra=extra)
         if isinstance(exc, exceptions.ValidationError):

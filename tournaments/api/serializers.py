@@ -18,6 +18,7 @@ from tournaments.models import (
     CheckIn,
     Club,
     Game,
+    LoginLinkChange,
     Player,
     Registration,
     Round,
@@ -130,6 +131,42 @@ class PlayerCreateSerializer(serializers.Serializer[Any]):
         default=None,
         help_text="The login that plays as this player (optional).",
     )
+
+
+class PlayerLoginSerializer(serializers.Serializer[Any]):
+    username = serializers.CharField(
+        max_length=150,
+        allow_null=True,
+        help_text="The login that plays as this player from now on (null: none).",
+    )
+
+
+class LoginLinkChangeSerializer(serializers.ModelSerializer[LoginLinkChange]):
+    player_name = serializers.CharField(source="player.name", read_only=True)
+
+    class Meta:
+        model = LoginLinkChange
+        fields = [
+            "id",
+            "club",
+            "player",
+            "player_name",
+            "old_username",
+            "new_username",
+            "changed_by_username",
+            "at",
+        ]
+        read_only_fields = fields
+
+
+class ClientSeedSerializer(serializers.Serializer[Any]):
+    seed = serializers.CharField(
+        max_length=64,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="Printable ASCII, at most 64 characters ('' : none).",
+    )
+    updated_at = serializers.DateTimeField(read_only=True, allow_null=True)
 
 
 class MeSerializer(serializers.Serializer[Any]):
@@ -273,7 +310,7 @@ class TableSummarySerializer(serializers.ModelSerializer[Table]):
 
     class Meta:
         model = Table
-        fields = ["id", "number", "first_dealer", "status", "placings", "seats"]
+        fields = ["id", "number", "first_dealer", "status", "placings", "next_commitment", "seats"]
         read_only_fields = fields
 
 

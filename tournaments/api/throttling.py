@@ -1,11 +1,13 @@
 """Request rates, per client address and per token (or logged-in user).
 
-Three limits, each a rate from ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``:
+Limits, each a rate from ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``:
 
 * ``address``: every request, by client address (``PARLOUR_API_RATE_ADDRESS``);
 * ``anon``: requests without authentication, by address (``PARLOUR_API_RATE_ANON``);
 * ``token``: authenticated requests, by token, or by user for a browser
-  session (``PARLOUR_API_RATE_TOKEN``).
+  session (``PARLOUR_API_RATE_TOKEN``);
+* a costly view's own ``throttle_scope`` (``records``: verify and import,
+  ``PARLOUR_API_RATE_RECORDS``), by address, for everyone.
 
 One throttle, :class:`RateLimits`, counts every limit that applies to a request
 in the default cache (Redis in production, so every web process shares the
@@ -32,6 +34,7 @@ let through (logged): the cache holds nothing else a request needs.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import time
@@ -123,8 +126,17 @@ class RateLimits(BaseThrottle):
             found.append(Limit(scope, who, requests, period))
         return found
 
+    def view_limits(self, request: Request, view: Any) -> list[Limit]:
+        """The limit of ``view``'s own ``throttle_scope`` (costly views), per address."""
+        scope = getattr(view, "throttle_scope", None)
+        rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope) if scope else None
+        if rate is None:
+            return []
+        requests, period = parse_rate(rate)
+        return [Limit(str(scope), str(self.get_ident(request)), requests, period)]
+
     def allow_request(self, request: Request, view: Any) -> bool:
-        limits = self.limits(request)
+        limits = self.limits(request) + self.view_limits(request, view)
         if not limits:
             return True
         now = self.timer()
@@ -180,3 +192,88 @@ def _count_in_redis(cache: RedisCache, counters: list[tuple[str, int]]) -> list[
         pipe.expire(key, seconds, nx=True)
     replies = pipe.execute()
     return [int(n) for n in replies[0::2]]
+
+
+# -- failed logins ------------------------------------------------------------------------------
+#
+# Every way in with a password (HTTP Basic on POST /api/v1/tokens, /accounts/login/,
+# the admin's login) goes through django.contrib.auth.authenticate, hence through
+# tournaments.logins.ThrottledModelBackend, which calls login_attempt *before* the
+# password is hashed: an attempt over a limit costs a cache round trip, not a hash.
+# Successful attempts are taken back (LoginAttempt.forgive), so only failures
+# spend the limits.  The counters are the fixed windows above.
+
+
+class LoginLockedOut(Exception):
+    """Too many failed logins for this account or from this address: wait ``retry_after`` s."""
+
+    def __init__(self, retry_after: int) -> None:
+        minutes = math.ceil(retry_after / 60)
+        self.retry_after = retry_after
+        self.message = (
+            "Too many failed logins for this account or from this address: logins are"
+            f" refused for {minutes} more minute{'s' if minutes != 1 else ''}, even with the"
+            " right password. Wait, then try again."
+        )
+        super().__init__(self.message)
+
+
+def login_timer() -> float:
+    """Now, for the login limits (a function, so that tests can move time)."""
+    return time.time()
+
+
+@dataclass(frozen=True)
+class LoginAttempt:
+    """An attempt counted by :func:`login_attempt`: its counters' keys."""
+
+    keys: tuple[str, ...]
+
+    def forgive(self) -> None:
+        """The attempt succeeded: take it back from its counters."""
+        cache = caches["default"]
+        for key in self.keys:
+            try:
+                cache.decr(key)
+            except ValueError:  # its window has ended meanwhile: nothing to take back
+                pass
+            except Exception as error:  # the cache backend's own, as in RateLimits
+                log.warning("login limits: the cache does not answer (%r)", error)
+                return
+
+
+def login_attempt(request: Any, username: str) -> LoginAttempt:
+    """Count one password attempt for ``username`` from ``request``'s address.
+
+    Raises :class:`LoginLockedOut` when a limit of ``PARLOUR_LOGIN_RATES`` is
+    exceeded.  The account is counted whether or not it exists (the answer must
+    not tell), by a digest of its case-folded name; ``request`` may be ``None``
+    (a call from a shell): then only the account counts.
+    """
+    from django.conf import settings
+
+    rates: dict[str, str | None] = settings.PARLOUR_LOGIN_RATES
+    account = hashlib.sha256(username.strip().casefold().encode("utf-8")).hexdigest()[:32]
+    wanted = [("login-account", "account", account)]
+    if request is not None and getattr(request, "META", None) is not None:
+        wanted.append(("login-address", "address", str(BaseThrottle().get_ident(request))))
+    limits = []
+    for scope, rate_name, who in wanted:
+        rate = rates.get(rate_name)
+        if rate is not None:
+            requests, period = parse_rate(rate)
+            limits.append(Limit(scope, who, requests, period))
+    if not limits:
+        return LoginAttempt(())
+    now = login_timer()
+    counters = [(limit.key(now), limit.period) for limit in limits]
+    try:
+        counts = count(caches["default"], counters)
+    except Exception as error:  # the cache backend's own (redis.ConnectionError, …)
+        # As for the request rates: a cache outage must not stop every login.
+        log.warning("login limits: the cache does not answer; attempt allowed (%r)", error)
+        return LoginAttempt(())
+    over = [limit for limit, n in zip(limits, counts, strict=True) if n > limit.requests]
+    if over:
+        raise LoginLockedOut(max(limit.seconds_left(now) for limit in over))
+    return LoginAttempt(tuple(key for key, _ in counters))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from csp.constants import UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from tournaments.api import views
 
@@ -12,14 +14,28 @@ app_name = "api"
 urlpatterns = [
     path("", views.RootView.as_view(), name="root"),
     path("schema", SpectacularAPIView.as_view(), name="schema"),
-    path("docs", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    # Its script from a URL of its own (the CSP allows no inline script); Swagger UI's
+    # page keeps an inline <style> of its own, allowed on this page only.
+    path(
+        "docs",
+        csp_update({"style-src": [UNSAFE_INLINE]})(
+            SpectacularSwaggerSplitView.as_view(url_name="api:schema")
+        ),
+        name="docs",
+    ),
     path("problems", views.ProblemTypeListView.as_view(), name="problems"),
     path("problems/<slug:slug>", views.ProblemTypeView.as_view(), name="problem"),
     path("tokens", views.TokenListView.as_view(), name="tokens"),
     path("tokens/<int:token_id>", views.TokenDetailView.as_view(), name="token"),
     path("me", views.MeView.as_view(), name="me"),
+    path("me/client-seed", views.ClientSeedView.as_view(), name="me-client-seed"),
     path("clubs", views.ClubListView.as_view(), name="clubs"),
     path("clubs/<int:club_id>", views.ClubDetailView.as_view(), name="club"),
+    path(
+        "clubs/<int:club_id>/login-changes",
+        views.LoginChangeListView.as_view(),
+        name="club-login-changes",
+    ),
     path("players", views.PlayerListView.as_view(), name="players"),
     path("players/<int:player_id>", views.PlayerDetailView.as_view(), name="player"),
     path("ratings", views.RatingsView.as_view(), name="ratings"),

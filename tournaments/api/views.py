@@ -18,21 +18,26 @@ from django.http import HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics
-from rest_framework.authentication import BasicAuthentication, SessionAuthentication
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from engine.fairness import check_shuffle
+from engine.fairness import check_shuffle, shuffle_contributions
 from engine.record import import_record
 from engine.registry import get_game
 from events.store import Position
 from tournaments import clock, games, notify, services, standings
 from tournaments.api import capacity, streams
-from tournaments.api.authentication import create_token, revoke_token
+from tournaments.api.authentication import (
+    ThrottledBasicAuthentication,
+    create_token,
+    revoke_token,
+)
 from tournaments.api.pagination import Pagination
+from tournaments.api.parsers import RecordJSONParser
 from tournaments.api.permissions import (
     GameAccess,
     game_access,
@@ -49,12 +54,15 @@ from tournaments.api.serializers import (
     ActionSerializer,
     CheckInCreateSerializer,
     CheckInSerializer,
+    ClientSeedSerializer,
     ClubSerializer,
     GameEventSerializer,
     GameSummarySerializer,
     GameViewSerializer,
+    LoginLinkChangeSerializer,
     MeSerializer,
     PlayerCreateSerializer,
+    PlayerLoginSerializer,
     PlayerRefSerializer,
     PlayerSerializer,
     ProblemTypeSerializer,
@@ -78,8 +86,10 @@ from tournaments.api.serializers import (
 from tournaments.models import (
     ApiToken,
     CheckIn,
+    ClientSeed,
     Club,
     Game,
+    LoginLinkChange,
     Player,
     Registration,
     Round,
@@ -204,7 +214,7 @@ class TokenListView(APIView):
 
     def get_authenticators(self) -> list[Any]:
         if getattr(self.request, "method", "") == "POST":
-            return [BasicAuthentication(), SessionAuthentication()]
+            return [ThrottledBasicAuthentication(), SessionAuthentication()]
         return super().get_authenticators()
 
     @extend_schema(
@@ -259,6 +269,31 @@ class TokenDetailView(APIView):
     def delete(self, request: Request, token_id: int) -> Response:
         revoke_token(self._token(request, token_id))
         return Response(status=204)
+
+
+class ClientSeedView(APIView):
+    """Your client seed: your contribution to the decks you are dealt (docs/fairness.md)."""
+
+    @extend_schema(summary="Your client seed", responses=ClientSeedSerializer, tags=["tokens"])
+    def get(self, request: Request) -> Response:
+        user = signed_in(request)
+        found = ClientSeed.objects.filter(user=user).first()
+        return Response(
+            {"seed": found.seed if found else "", "updated_at": found.updated_at if found else None}
+        )
+
+    @extend_schema(
+        summary="Set your client seed (decks dealt after this mix it in)",
+        request=ClientSeedSerializer,
+        responses=ClientSeedSerializer,
+        tags=["tokens"],
+    )
+    def put(self, request: Request) -> Response:
+        user = signed_in(request)
+        body = ClientSeedSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        found = services.set_client_seed(user, body.validated_data["seed"])
+        return Response({"seed": found.seed, "updated_at": found.updated_at})
 
 
 class MeView(APIView):
@@ -329,13 +364,15 @@ class PlayerListView(generics.ListAPIView[Player]):
         club = Club.objects.filter(pk=data["club"]).first()
         if club is None:
             raise Refused(f"there is no club {data['club']}", "club")
-        require_organiser(request, club)
+        organiser = require_organiser(request, club)
         user = None
         if data["username"]:
             user = User.objects.filter(username=data["username"]).first()
             if user is None:
                 raise Refused(f"there is no login {data['username']!r}", "username")
-        player = services.add_player(club, data["name"], user=user, bot_level=data["bot_level"])
+        player = services.add_player(
+            club, data["name"], user=user, bot_level=data["bot_level"], by=organiser
+        )
         return Response(
             PlayerSerializer(player).data,
             status=201,
@@ -348,6 +385,47 @@ class PlayerDetailView(generics.RetrieveAPIView[Player]):
     queryset = Player.objects.all()
     serializer_class = PlayerSerializer
     lookup_url_kwarg = "player_id"
+
+    @extend_schema(
+        summary="Change the login that plays as a player (its club's organisers)",
+        description="Refused (422) while the player holds a seat at a table in play;"
+        " every change is kept in the club's login log (GET /clubs/{id}/login-changes).",
+        request=PlayerLoginSerializer,
+        responses={200: PlayerSerializer},
+        tags=["players"],
+    )
+    def patch(self, request: Request, player_id: int) -> Response:
+        player = Player.objects.select_related("club").filter(pk=player_id).first()
+        if player is None:
+            raise NotFound(f"there is no player {player_id}")
+        organiser = require_organiser(request, player.club)
+        body = PlayerLoginSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        username = body.validated_data["username"]
+        user = None
+        if username is not None:
+            user = User.objects.filter(username=username).first()
+            if user is None:
+                raise Refused(f"there is no login {username!r}", "username")
+        player = services.link_login(player, user, by=organiser)
+        return Response(PlayerSerializer(player).data)
+
+
+class LoginChangeListView(generics.ListAPIView[LoginLinkChange]):
+    """The club's log of login changes: its organisers only."""
+
+    serializer_class = LoginLinkChangeSerializer
+
+    def get_queryset(self) -> QuerySet[LoginLinkChange]:
+        club = Club.objects.filter(pk=self.kwargs["club_id"]).first()
+        if club is None:
+            raise NotFound(f"there is no club {self.kwargs['club_id']}")
+        require_organiser(self.request, club)
+        return LoginLinkChange.objects.filter(club=club).select_related("player")
+
+    @extend_schema(summary="Who changed which player's login, newest first", tags=["clubs"])
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
 
 
 # -- tournaments -----------------------------------------------------------------------------------
@@ -1026,13 +1104,27 @@ class GameRecordView(APIView):
 
 
 def _record_body(request: Request) -> dict[str, Any]:
+    from django.conf import settings
+
     data = request.data
     if not isinstance(data, dict):
         raise ValidationError({"": ["a record is a JSON object (RECORD.md)"]})
+    moves = data.get("moves")
+    most = settings.PARLOUR_RECORD_MAX_MOVES
+    if isinstance(moves, list) and len(moves) > most:
+        # Replaying is the cost (about 0.1 ms a move): bounded before any of it.
+        raise Refused(
+            f"a record may hold at most {most} moves (PARLOUR_RECORD_MAX_MOVES);"
+            f" this one holds {len(moves)}",
+            "moves",
+        )
     return data
 
 
 class RecordVerifyView(APIView):
+    parser_classes = [RecordJSONParser]
+    throttle_scope = "records"
+
     @extend_schema(
         summary="Verify a record: replay every move, check the result and a revealed shuffle",
         description="Stores nothing. 200 when the record holds; 422 (invalid-record) names the"
@@ -1049,11 +1141,14 @@ class RecordVerifyView(APIView):
         verified = False
         shuffle = record.get("shuffle")
         if isinstance(shuffle, Mapping) and shuffle.get("seed"):
+            client_seeds, nonce = shuffle_contributions(shuffle)
             check_shuffle(
                 record["deck"],
                 commitment_hex=str(shuffle.get("commitment", "")),
                 seed=str(shuffle["seed"]),
                 cards=engine.deck,
+                client_seeds=client_seeds,
+                nonce=nonce,
             )
             verified = True
         return Response(
@@ -1070,6 +1165,9 @@ class RecordVerifyView(APIView):
 
 
 class RecordImportView(APIView):
+    parser_classes = [RecordJSONParser]
+    throttle_scope = "records"
+
     @extend_schema(
         summary="Import a record as a stored game (organisers)",
         description="Every move is checked as in verify; the game is then public once over.",

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("events", "0002_immutable_events"),
+        ("events", "0003_no_sequence_gaps"),
     ]
 
     operations = [

@@ -1,0 +1,224 @@
+"""Provably fair with the players' help: client seeds, a commitment before every deal.
+
+Each login may set a client seed.  A table's next deal has a server seed committed
+(``Table.next_commitment``) before it is dealt; the deck derives from that seed,
+the seated players' client seeds and the game's number, so a player who saved the
+commitment and then set a new seed knows the server could not have chosen the
+deck.  docs/fairness_check.py checks a record against the commitment they saved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from engine.cards import full_deck
+from engine.fairness import (
+    FairnessError,
+    canonical_order,
+    check_shuffle,
+    commitment,
+    derive_deck,
+    mix_seed,
+)
+from engine.registry import get_game
+from engine.series import SeriesFormat
+from events import store
+from tests.service.play import play
+from tournaments import games as service
+from tournaments import services
+from tournaments.models import ClientSeed, Game, Table, Tournament
+from tournaments.seating import duplicate_seed
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECKER = ROOT / "docs" / "fairness_check.py"
+
+
+def test_the_mix_is_the_documented_hmac_and_every_input_changes_the_deck() -> None:
+    seed = bytes(range(32))
+    message = b'parlour-mix/1{"clients":["ann-seed",""],"nonce":1}'
+    assert mix_seed(seed, ["ann-seed", ""], 1) == hmac.new(seed, message, hashlib.sha256).digest()
+    assert mix_seed(seed, ["ann-seed", ""], 1).hex().startswith("c94ef763fac5b142")
+    decks = {
+        tuple(derive_deck(mix_seed(seed, clients, nonce), full_deck()))
+        for clients, nonce in [(["a", ""], 1), (["b", ""], 1), (["a", ""], 2), (["", "a"], 1)]
+    }
+    assert len(decks) == 4
+    with pytest.raises(FairnessError):
+        mix_seed(seed, ["x" * 65], 1)
+
+
+def people_tournament(deals: int = 1, **settings: Any) -> tuple[Tournament, list[User]]:
+    club = services.create_club("Fair Club")
+    users = [User.objects.create_user(name, password="pw") for name in ("ann", "bo", "cy")]
+    t = services.create_tournament(
+        club,
+        "Fair night",
+        "old_maid",
+        1,
+        series=SeriesFormat("losses", deals),
+        table_min=3,
+        table_max=3,
+        **settings,
+    )
+    for user in users:
+        services.register(t, services.add_player(club, user.username.title(), user=user))
+    return t, users
+
+
+def run_checker(
+    tmp_path: Path, record: dict[str, Any], *args: str
+) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    return subprocess.run(
+        [sys.executable, "-I", str(CHECKER), str(path), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+
+
+def test_a_player_saves_the_commitment_sets_a_seed_and_checks_the_record(tmp_path: Path) -> None:
+    t, (ann, bo, _) = people_tournament()
+    services.set_client_seed(bo, "bo's lucky seed")
+    round_ = services.start_round(t, auto_check_in=True, rng=random.Random(1))
+    table = Table.objects.get(round=round_)
+    assert len(table.next_commitment) == 64
+    # Ann sees the commitment on her page before the deal, saves it, then sets her seed.
+    client = Client()
+    client.force_login(ann)
+    page = client.get("/me/").content.decode()
+    assert table.next_commitment in page
+    saved = table.next_commitment
+    assert client.post("/me/client-seed", {"seed": "ann chose this"}).status_code == 302
+    assert ClientSeed.objects.get(user=ann).seed == "ann chose this"
+    services.begin_round(round_)
+    game = Game.objects.get(table=table)
+    assert game.commitment == saved
+    order = [s.player.user.username for s in table.seats.order_by("seat")]
+    seeds = {"ann": "ann chose this", "bo": "bo's lucky seed", "cy": ""}
+    running = service.game_view(game, None)
+    assert "seed" not in running.get("shuffle", {}) and running.get("seed", "") == ""
+    play(game, random.Random(2))
+    record = service.export_record(game)
+    shuffle = record["shuffle"]
+    assert shuffle["client_seeds"] == [seeds[name] for name in order] and shuffle["nonce"] == 1
+    check_shuffle(
+        record["deck"],
+        commitment_hex=saved,
+        seed=shuffle["seed"],
+        client_seeds=shuffle["client_seeds"],
+        nonce=1,
+    )
+    ok = run_checker(tmp_path, record, "--commitment", saved, "--client-seed", "ann chose this")
+    assert ok.returncode == 0 and "record 1: OK" in ok.stdout, ok.stdout + ok.stderr
+    # Another seed with its own commitment passes a check against itself, never against
+    # the commitment Ann saved; nor does a deck that left her seed out.
+    forged = bytes(32)
+    swapped = record | {
+        "shuffle": shuffle | {"seed": forged.hex(), "commitment": commitment(forged)},
+        "deck": derive_deck(
+            mix_seed(forged, shuffle["client_seeds"], 1), canonical_order(record["deck"])
+        ),
+    }
+    alone = run_checker(tmp_path, swapped)
+    assert "checked against each record's own commitment" in alone.stdout
+    against = run_checker(tmp_path, swapped, "--commitment", saved)
+    assert against.returncode == 1 and "not the one you saved" in against.stdout
+    without = run_checker(tmp_path, record, "--client-seed", "not ann's")
+    assert without.returncode == 1 and "your client seed is not among" in without.stdout
+
+
+def test_each_deal_of_a_series_was_committed_before_it_was_dealt() -> None:
+    t, (ann, _, _) = people_tournament(deals=3)
+    round_ = services.start_round(t, auto_check_in=True, rng=random.Random(3))
+    table = Table.objects.get(round=round_)
+    committed = [table.next_commitment]
+    services.begin_round(round_)
+    for number in (1, 2):
+        table.refresh_from_db()
+        committed.append(table.next_commitment)  # the next deal's, shown during this one
+        game = Game.objects.get(table=table, number_in_series=number)
+        assert game.commitment == committed[number - 1]
+        if number == 2:
+            break
+        services.set_client_seed(ann, f"new seed for deal {number + 1}")
+        play(game, random.Random(number))
+    second = Game.objects.get(table=table, number_in_series=2)
+    assert second.commitment == committed[1] != committed[0]
+
+
+def test_records_with_client_seeds_verify_and_import_through_the_api(
+    tmp_path: Path,
+) -> None:
+    t, (ann, _, _) = people_tournament()
+    services.set_client_seed(ann, "mine")
+    services.begin_round(services.start_round(t, auto_check_in=True))
+    record = service.export_record(play(Game.objects.get(), random.Random(5)))
+    client = Client()
+    answer = client.post("/api/v1/records/verify", record, content_type="application/json")
+    assert answer.status_code == 200 and answer.json()["shuffle_verified"], answer.content
+    tampered = record | {"shuffle": record["shuffle"] | {"client_seeds": ["", "", "other"]}}
+    refused = client.post("/api/v1/records/verify", tampered, content_type="application/json")
+    assert refused.status_code == 422 and refused.json()["field"] == "shuffle"
+    imported = service.import_game(record)
+    assert service.export_record(imported)["shuffle"] == record["shuffle"]
+
+
+def test_duplicate_deals_mix_every_round_players_seed_frozen_as_the_round_begins() -> None:
+    club = services.create_club("Dup Club")
+    users = [User.objects.create_user(f"p{i}", password="pw") for i in range(6)]
+    t = services.create_tournament(
+        club,
+        "Dup night",
+        "old_maid",
+        1,
+        series=SeriesFormat("losses", 2),
+        table_min=3,
+        table_max=3,
+        duplicate_deals=True,
+    )
+    for user in users:
+        services.register(t, services.add_player(club, user.username, user=user))
+    services.set_client_seed(users[0], "first")
+    round_ = services.start_round(t, auto_check_in=True)
+    assert round_.commitment
+    services.begin_round(round_)
+    services.set_client_seed(users[0], "changed after the round began")
+    frozen = services.round_contributions(round_)
+    assert frozen is not None and len(frozen) == 6 and "first" in frozen
+    seed = services.round_seed(round_)
+    assert seed is not None
+    cards = canonical_order(get_game("old_maid").deck)
+    expected = derive_deck(mix_seed(duplicate_seed(seed, 3, 0), frozen, 1), cards)
+    first = list(Game.objects.filter(number_in_series=1).order_by("table__number"))
+    assert len(first) == 2
+    for game in first:
+        assert store.read_stream(game.stream, limit=1)[0].payload["deck"] == expected
+
+
+def test_the_client_seed_api_sets_and_shows_it_and_refuses_bad_ones() -> None:
+    user = User.objects.create_user("dee", password="pw")
+    client = Client()
+    client.force_login(user)
+    assert client.get("/api/v1/me/client-seed").json()["seed"] == ""
+    done = client.put("/api/v1/me/client-seed", {"seed": "dee-42"}, content_type="application/json")
+    assert done.status_code == 200 and done.json()["seed"] == "dee-42"
+    assert client.get("/api/v1/me/client-seed").json()["seed"] == "dee-42"
+    bad = client.put("/api/v1/me/client-seed", {"seed": "é"}, content_type="application/json")
+    assert bad.status_code == 422 and "printable ASCII" in bad.json()["detail"]
+    assert ClientSeed.objects.get(user=user).seed == "dee-42"
+    assert Client().get("/api/v1/me/client-seed").status_code == 401

@@ -1,0 +1,66 @@
+"""Password logins, throttled per account and per address on every way in.
+
+:class:`ThrottledModelBackend` is the one authentication backend
+(``AUTHENTICATION_BACKENDS``): the API's HTTP Basic on ``POST /api/v1/tokens``,
+``/accounts/login/`` and the admin's login all call
+``django.contrib.auth.authenticate``, which comes here.  Each attempt is
+counted (:func:`tournaments.api.throttling.login_attempt`) before the password
+is hashed, so a guesser over the limits costs a cache round trip, not a hash;
+a successful attempt is taken back.  Over a limit, :class:`LoginLockedOut`
+propagates out of ``authenticate``: the API answers a 429 problem with
+``Retry-After`` (:class:`tournaments.api.authentication.ThrottledBasicAuthentication`),
+the login forms here show its message.  The lockout ends with its window.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.forms import AuthenticationForm
+from django.http import HttpRequest
+
+from tournaments.api.throttling import LoginLockedOut, login_attempt
+
+
+class ThrottledModelBackend(ModelBackend):
+    """Django's username and password backend, with the login limits counted first."""
+
+    def authenticate(
+        self,
+        request: HttpRequest | None,
+        username: str | None = None,
+        password: str | None = None,
+        **kwargs: Any,
+    ) -> AbstractBaseUser | None:
+        if username is None:
+            username = kwargs.get(get_user_model().USERNAME_FIELD)
+        if username is None or password is None:
+            return None
+        attempt = login_attempt(request, str(username))
+        user = super().authenticate(request, username, password, **kwargs)
+        if user is not None:
+            attempt.forgive()
+        return user
+
+
+class _LockoutMessage:
+    """A login form whose lockout is a form error (its message), not a crash."""
+
+    def clean(self) -> dict[str, Any]:
+        try:
+            return super().clean()  # type: ignore[misc, no-any-return]
+        except LoginLockedOut as locked:
+            raise forms.ValidationError(locked.message, code="locked_out") from None
+
+
+class ThrottledAuthenticationForm(_LockoutMessage, AuthenticationForm):
+    """``/accounts/login/``'s form."""
+
+
+class ThrottledAdminAuthenticationForm(_LockoutMessage, AdminAuthenticationForm):
+    """The admin's login form (``admin.site.login_form``)."""
