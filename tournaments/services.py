@@ -179,7 +179,8 @@ def _series_format(
         except (KeyError, TypeError, ValueError) as error:
             raise ServiceError(
                 f"bad series format {dict(value)!r} ({error}); write it as"
-                ' {"kind": "first_to" | "losses" | "place_points", "target": N}',
+                ' {"kind": "first_to" | "losses" | "place_points", "target": N}'
+                ' (a first_to series may add "deal_limit": M)',
                 "series",
             ) from error
     expected = get_game(game).default_series.kind

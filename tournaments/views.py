@@ -107,7 +107,11 @@ def series_text(series: Mapping[str, Any] | None) -> str:
         return ""
     kind, target = series.get("kind"), series.get("target")
     if kind == "first_to":
-        return f"first to {target} round win{'s' if target != 1 else ''}"
+        text = f"first to {target} round win{'s' if target != 1 else ''}"
+        limit = series.get("deal_limit")
+        if limit is None:
+            return text + ", no limit on deals"
+        return text + f", at most {limit} deals (then placed by round wins, equal wins share)"
     if kind == "losses":
         return f"{target} deal{'s' if target != 1 else ''}, fewest losses"
     if kind == "place_points":
@@ -656,10 +660,12 @@ def _play_context(request: HttpRequest, game: Game, seat: int) -> dict[str, Any]
             .first()
         )
         next_game = later
+    tournament = _tournament_of(game)
     return {
         "game": game,
         "game_name": _game_name(game.kind),
-        "tournament": _tournament_of(game),
+        "tournament": tournament,
+        "series_text": series_text(tournament.series) if tournament else "",
         "drawn": drawn,
         "seat": seat,
         "choices": choices,

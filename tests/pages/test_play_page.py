@@ -160,3 +160,16 @@ def test_login_page_logs_in_and_back_to_the_page_asked_for(world: World) -> None
     )
     assert answer.status_code == 302 and answer["Location"] == "/me/"
     assert "Log out" in client.get("/").content.decode()
+
+
+def test_the_play_page_shows_the_tables_series_and_its_deal_limit(
+    world: World, make_person_game: Callable[..., Game]
+) -> None:
+    game = make_person_game("old_maid")
+    page = world.client(world.person).get(f"/games/{game.pk}/play").content.decode()
+    assert "Series: 1 deal, fewest losses" in page
+    tournament = game.table.round.tournament  # type: ignore[union-attr]
+    tournament.series = {"kind": "first_to", "target": 3, "deal_limit": 9}
+    tournament.save()
+    page = world.client(world.person).get(f"/games/{game.pk}/play").content.decode()
+    assert "Series: first to 3 round wins, at most 9 deals (then placed by round wins" in page

@@ -149,6 +149,14 @@ class SeriesSerializer(serializers.Serializer[Any]):
     points = serializers.ListField(
         child=serializers.FloatField(), required=False, allow_null=True, min_length=1
     )
+    deal_limit = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        allow_null=True,
+        help_text="first_to only, off (absent or null) by default: the most deals a table's"
+        " series may last. A series that reaches it ends there and is placed by round wins"
+        " so far, equal wins sharing a place.",
+    )
 
 
 class TournamentSerializer(serializers.ModelSerializer[Tournament]):
