@@ -724,7 +724,9 @@ def _after_append(
     row = copy.copy(game)
     transaction.on_commit(lambda: _cache.put(game_id, last, state))
     transaction.on_commit(
-        lambda: game_changed.send(sender=Game, game_id=game_id, sequence=sequence, game=row)
+        lambda: game_changed.send(
+            sender=Game, game_id=game_id, sequence=sequence, game=row, state=state
+        )
     )
 
 

@@ -666,6 +666,7 @@ def _play_context(request: HttpRequest, game: Game, seat: int) -> dict[str, Any]
         "game_name": _game_name(game.kind),
         "tournament": tournament,
         "series_text": series_text(tournament.series) if tournament else "",
+        "forced_for_me": _forced_for(game, seat),
         "drawn": drawn,
         "seat": seat,
         "choices": choices,
@@ -679,6 +680,14 @@ def _play_context(request: HttpRequest, game: Game, seat: int) -> dict[str, Any]
         "now": timezone.now(),
         **_context_numbers(game),
     }
+
+
+def _forced_for(game: Game, seat: int) -> bool:
+    """Whether the server is about to play ``seat``'s forced move."""
+    from tournaments.autoplay import next_forced_move
+
+    forced = next_forced_move(game)
+    return forced is not None and forced[0] == seat
 
 
 def _my_seat(request: HttpRequest, game: Game) -> int:
@@ -909,8 +918,27 @@ def my_games(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "me.html",
-        {"players": players, "running": running, "organised": organised},
+        {
+            "players": players,
+            "running": running,
+            "organised": organised,
+            "play_forced_moves": services.plays_forced_moves(user),
+            "saved": request.GET.get("saved") == "1",
+        },
     )
+
+
+@login_required
+@require_POST
+def my_preferences(request: HttpRequest) -> HttpResponse:
+    """Turn on or off the server playing the person's forced moves."""
+    user = request.user
+    assert isinstance(user, User)  # login_required
+    try:
+        services.set_play_forced_moves(user, request.POST.get("play_forced_moves") == "on")
+    except services.ServiceError as error:
+        return HttpResponse(error.message, status=422, content_type="text/plain; charset=utf-8")
+    return redirect(reverse("my-games") + "?saved=1")
 
 
 # -- organisers -------------------------------------------------------------------------------

@@ -138,6 +138,14 @@ class MeSerializer(serializers.Serializer[Any]):
     players = PlayerSerializer(many=True)
     organiser_of = serializers.ListField(child=serializers.IntegerField())
     superuser = serializers.BooleanField()
+    play_forced_moves = serializers.BooleanField(
+        help_text="Whether the server plays your forced moves for you (moves that cannot change"
+        " the game: every Give Away move, a seat with one legal action). Change it with PATCH."
+    )
+
+
+class PreferencesSerializer(serializers.Serializer[Any]):
+    play_forced_moves = serializers.BooleanField()
 
 
 # -- tournaments -----------------------------------------------------------------------------------
