@@ -22,6 +22,18 @@ Events, actions, views and outcomes are plain JSON-ready dicts.  An event has a
 
 Everything that follows by the rules (a forced discard, turned cards, a trick
 gathered) is derived inside ``evolve``, never stored as a separate event.
+
+Two things a game owns besides its rules, because only the game knows them:
+
+* **what a seat may say** (:attr:`Game.requests`): the fields of each action a
+  player may send.  :meth:`Game.request` is the one way in for a seat's command,
+  from the API, the pages, bots and timeouts alike; it refuses anything else
+  before the state is looked at, so no refusal can depend on a hidden card (an
+  Old Maid draw names a position, never a card: the server fills it in);
+* **what each viewer may see of each event** (:meth:`Game.event_view`), at a
+  given point of the game: a declared Give & Take ace is hidden from the other
+  seats until its round is revealed, an Old Maid draw's card and a fan's order
+  stay with their owner.  Every surface that shows events goes through it.
 """
 
 from __future__ import annotations
@@ -92,6 +104,11 @@ class Game(ABC, Generic[S]):
     simultaneous: ClassVar[bool]
     #: How a series at one table is played and scored unless the organiser says otherwise.
     default_series: ClassVar[SeriesFormat]
+    #: What a seat may say: each action type a player may send, with the fields it
+    #: may name besides ``type``.  Everything else a seat sends is refused unread.
+    requests: ClassVar[Mapping[str, frozenset[str]]]
+    #: Words added to the refusal of a request that names a field it may not, by type.
+    request_help: ClassVar[Mapping[str, str]] = {}
 
     # -- the deal and the fold ------------------------------------------------
 
@@ -286,6 +303,73 @@ class Game(ABC, Generic[S]):
         "shuffle"}`` into an ``arrange`` drawn by ``rng`` (a chance move).
         """
         return request, False
+
+    # -- what a seat may say, and what a viewer may see ---------------------------------
+
+    def request(
+        self, state: S, seat: int, request: Mapping[str, Any], rng: random.Random
+    ) -> tuple[Mapping[str, Any], bool]:
+        """A seat's request turned into the action to decide, and its chance flag.
+
+        The one way in for a player's command (API, pages, bots, the clock's
+        choices all come here).  Only the action types and fields of
+        :attr:`requests` are accepted, checked before anything of the state is
+        read, so the refusal of a request never depends on a hidden card; then
+        :meth:`resolve` fills in what the server decides (the card drawn, a
+        shuffle's order).
+        """
+        kind = request.get("type")
+        allowed = self.requests.get(kind) if isinstance(kind, str) else None
+        if allowed is None:
+            raise IllegalAction(
+                f"unknown action type {kind!r}: a player of {self.name} may send"
+                f" {', '.join(repr(k) for k in sorted(self.requests))}",
+                "type",
+            )
+        extra = sorted(set(request) - allowed - {"type"})
+        if extra:
+            named = ", ".join(repr(f) for f in sorted(allowed)) or "no other field"
+            help_ = self.request_help.get(str(kind))
+            raise IllegalAction(
+                f"a {kind!r} names only {named}; {extra[0]!r} is not a player's to say"
+                + (f": {help_}" if help_ else ""),
+                extra[0],
+            )
+        return self.resolve(state, seat, request, rng)
+
+    def event_view(self, event: Event, before: S | None, now: S, viewer: int | None) -> Event:
+        """What ``viewer`` (a seat; ``None`` for a spectator or the organiser) may see of
+        ``event`` once the game has reached ``now``; ``before`` is the state the event
+        was made in (``None`` for the deal).
+
+        The deal is shown without its deck; a move without the fields
+        :meth:`secret_fields` names, which are listed under ``"redacted"``.  This
+        is the rule while the game runs: when a finished game's whole log becomes
+        public is the service's to say (a duplicate deal waits for its twins).
+        """
+        if event.get("type") == "dealt":
+            return {k: v for k, v in event.items() if k != "deck"}
+        if before is None or event.get("type") != "move":
+            return dict(event)
+        action = event.get("action") or {}
+        secret = [
+            f
+            for f in self.secret_fields(action, event.get("seat"), before, now, viewer)
+            if f in action
+        ]
+        if not secret:
+            return dict(event)
+        return event | {
+            "action": {k: v for k, v in action.items() if k not in secret},
+            "redacted": secret,
+        }
+
+    def secret_fields(
+        self, action: Mapping[str, Any], actor: Any, before: S, now: S, viewer: int | None
+    ) -> tuple[str, ...]:
+        """The fields of ``action`` (made by ``actor`` at ``before``) that ``viewer`` may not
+        see at ``now``.  The default hides nothing: every move of it is public."""
+        return ()
 
     # -- provided --------------------------------------------------------------
 

@@ -58,7 +58,12 @@ class Event(models.Model):
                 name="event_stream_idempotency_key",
             ),
         ]
-        indexes = [models.Index(fields=["tx", "id"], name="event_global_position")]
+        indexes = [
+            models.Index(fields=["tx", "id"], name="event_global_position"),
+            # read_all(within=...): a set of streams' events in global order, through
+            # this index, at a cost that does not grow with other streams' events.
+            models.Index(fields=["stream", "tx", "id"], name="event_stream_position"),
+        ]
         ordering = ["id"]
 
     def __str__(self) -> str:

@@ -44,6 +44,7 @@ __all__ = [
     "Position",
     "StoreError",
     "StoredEvent",
+    "StreamSet",
     "allow_flush_in_tests",
     "append",
     "command_hash",
@@ -57,9 +58,22 @@ __all__ = [
 #: The kinds of cause an event may have.
 CAUSE_KINDS: Final = frozenset(CauseKind.values)
 
-#: Transactions still running have an id at or above this: events with a smaller
-#: ``tx`` are committed (or never will be), so a reader may pass them for good.
-_PG_XMIN = "(SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint)"
+#: Transactions that may still write events have an id at or above this: events with a
+#: smaller ``tx`` are committed (or never will be), so a reader may pass them for good.
+#: It is the statement's snapshot's ``xmin`` (its oldest transaction still running),
+#: except that transactions known to run in *another* database of the server are left
+#: out: they cannot write to this table, and with them one long transaction of any
+#: other database held every follower here back.  A running transaction is left out
+#: only when pg_stat_activity shows it in another database; one it does not show (it
+#: just ended, or its session is hidden from our role) still holds readers back.
+_PG_XMIN = """(SELECT COALESCE(
+    (SELECT MIN(x::text::bigint) FROM pg_snapshot_xip(s.snap) AS x
+     WHERE NOT EXISTS (
+       SELECT 1 FROM pg_stat_activity a
+       WHERE a.backend_xid::text::bigint = mod(x::text::bigint, 4294967296)
+         AND a.datname IS DISTINCT FROM current_database())),
+    pg_snapshot_xmax(s.snap)::text::bigint)
+  FROM (SELECT pg_current_snapshot() AS snap) AS s)"""
 
 _COLUMNS = (
     "stream, sequence, type, version, payload, cause_kind, cause_id, recorded_at,"
@@ -357,22 +371,54 @@ def read_stream(
     return _select(sql, params, using)
 
 
+@dataclass(frozen=True, slots=True)
+class StreamSet:
+    """Some streams, named by a query: ``sql`` selects one column of stream names.
+
+    It is evaluated in the same statement as the events it filters, so a stream whose
+    first event was appended in the same transaction as the row the query finds (a
+    game and its deal) is in the set exactly when its events are visible: a follower
+    can never pass such an event before it knows the stream.
+    """
+
+    sql: str
+    params: tuple[Any, ...] = ()
+
+
 def read_all(
-    after: Position | str | None = None, *, limit: int = 1000, using: str = "default"
+    after: Position | str | None = None,
+    *,
+    limit: int = 1000,
+    within: StreamSet | None = None,
+    using: str = "default",
 ) -> list[StoredEvent]:
-    """Up to ``limit`` events of every stream after ``after``, in global order.
+    """Up to ``limit`` events of every stream (or of the streams ``within``) after ``after``,
+    in global order.
 
     Pass the position of the last event returned to get the next ones.  On
     PostgreSQL only events of transactions older than every transaction still
     running are returned, so an event that commits late can never land behind
-    a position a reader has already passed (docs/store.md).
+    a position a reader has already passed (docs/store.md).  With ``within`` the
+    events are read stream by stream through the ``(stream, tx, id)`` index: the
+    cost follows those streams' events, not the store's.
     """
     start = Position.parse(after)
-    where = "(tx > %s OR (tx = %s AND id > %s))"
+    params: list[Any] = []
+    if within is None:
+        where = "(tx > %s OR (tx = %s AND id > %s))"
+    else:
+        # A row-value comparison per stream lets each stream's index range start at
+        # the position (PostgreSQL and SQLite both compare (tx, id) rows in order).
+        where = f"stream IN ({within.sql}) AND (tx, id) > (%s, %s)"
+        params.extend(within.params)
     if connections[using].vendor == "postgresql":
         where += f" AND tx < {_PG_XMIN}"
     sql = f"{_SELECT} WHERE {where} ORDER BY tx, id LIMIT %s"
-    return _select(sql, [start.tx, start.tx, start.id, limit], using)
+    if within is None:
+        params += [start.tx, start.tx, start.id, limit]
+    else:
+        params += [start.tx, start.id, limit]
+    return _select(sql, params, using)
 
 
 def find_command(

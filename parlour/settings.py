@@ -182,6 +182,12 @@ if TEST_BOTH_BACKENDS:
     DATABASES["postgres"] = database_settings(POSTGRES_URL, conn_max_age=DATABASE_CONN_MAX_AGE)
     for _alias in ("sqlite", "postgres"):
         DATABASES[_alias]["TEST"] = {"DEPENDENCIES": []}
+    # A file, as make run's database is, not Django's shared in-memory default: that one
+    # locks whole tables, so concurrent writers fail instead of waiting their turn.
+    DATABASES["sqlite"]["TEST"] = {
+        "DEPENDENCIES": [],
+        "NAME": str(VAR_DIR / "test-parlour-sqlite-alias.sqlite3"),
+    }
 
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
@@ -355,6 +361,10 @@ PARLOUR_STREAM_SECONDS = env_float("PARLOUR_STREAM_SECONDS", 300.0, minimum=1.0)
 PARLOUR_STREAM_POLL_SECONDS = env_float("PARLOUR_STREAM_POLL_SECONDS", 0.25, minimum=0.01)
 #: Longest a long-poll (GET /games/{id}?after=N&wait=S) waits for the game to move, in seconds.
 PARLOUR_LONG_POLL_SECONDS = env_float("PARLOUR_LONG_POLL_SECONDS", 30.0, minimum=0.0)
+#: Streams and long-polls one token (or logged-in user) may hold open at once.
+PARLOUR_OPEN_STREAMS_PER_TOKEN = env_int("PARLOUR_OPEN_STREAMS_PER_TOKEN", 8, minimum=1)
+#: ... and one address (all its clients together; behind a proxy, see PARLOUR_NUM_PROXIES).
+PARLOUR_OPEN_STREAMS_PER_ADDRESS = env_int("PARLOUR_OPEN_STREAMS_PER_ADDRESS", 32, minimum=1)
 
 LOGGING = {
     "version": 1,

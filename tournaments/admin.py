@@ -28,7 +28,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
 
-from tournaments import services
+from events.admin import EventAdmin
+from events.models import Event
+from tournaments import games, services
 from tournaments.models import (
     CheckIn,
     Club,
@@ -59,6 +61,28 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+admin.site.unregister(Event)
+
+
+@admin.register(Event)
+class GameEventAdmin(EventAdmin):
+    """The event table, with a game's events shown as a spectator sees them until the game is
+    revealed: not even a superuser reads a running game's deck, seed or hidden moves here."""
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Event | None = None) -> list[str]:
+        return [
+            "shown_payload" if name == "payload" else name
+            for name in super().get_readonly_fields(request, obj)
+        ]
+
+    def get_fields(self, request: HttpRequest, obj: Event | None = None) -> list[str]:
+        return self.get_readonly_fields(request, obj)
+
+    @admin.display(description="payload")
+    def shown_payload(self, event: Event) -> Any:
+        return games.stored_payload_as_spectator(event.stream, event.sequence, event.payload)
 
 
 # -- who may do what ------------------------------------------------------------------------

@@ -14,8 +14,12 @@ its first event is the deal, the rest are moves.  The use cases:
   node left by a move is resolved at once in the same transaction, so nobody
   ever waits at one;
 * :func:`game_view`, :func:`game_events` and :func:`export_record` show a game
-  as a seat, a spectator or the organiser may see it; after the end everything
-  is public, including the shuffle's seed;
+  as a seat, a spectator or the organiser may see it.  What a viewer may see of
+  each event is the game's to say (:meth:`engine.contract.Game.event_view`);
+  the service adds only its own secrets: the deck and the shuffle's seed.  Once
+  the game is *revealed* everything is public: at its end, or, for a duplicate
+  deal, when its round has finished (no twin dealt from the same deck is still
+  being played, none is still to be dealt);
 * :func:`rebuild_projections` recomputes every :class:`~tournaments.models.Game`
   row from the events alone.
 
@@ -49,12 +53,13 @@ from engine.record import import_record as _import_record
 from engine.registry import get_game
 from events import store
 from events.store import Conflict, IdempotencyKeyReused, NewEvent, StoredEvent
-from tournaments.models import Game
+from tournaments.models import Game, Round, Table
 
 __all__ = [
     "ActionResult",
     "Conflict",
     "GameNotOver",
+    "GameNotRevealed",
     "IdempotencyKeyReused",
     "IllegalAction",
     "Viewer",
@@ -65,6 +70,7 @@ __all__ = [
     "game_changed",
     "game_events",
     "game_view",
+    "is_revealed",
     "import_game",
     "load_state",
     "rebuild_projections",
@@ -79,19 +85,15 @@ game_changed = Signal()
 #: Who looks at a game: a seat number, ``None`` for a spectator, or ``"organiser"``.
 Viewer = int | None | Literal["organiser"]
 
-#: Fields of an action that reveal cards hidden from every seat but the actor,
-#: by game and action type: they are removed from other viewers' copy of the
-#: event while the game runs.
-HIDDEN_ACTION_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
-    "old_maid": {"draw": ("card",), "arrange": ("order",)},
-    "bhabhi": {"draw_discard": ("card",)},
-}
-
 STREAM_PREFIX = "game-"
 
 
 class GameNotOver(Exception):
     """What is shown only after the end (the record, the seed) was asked of a running game."""
+
+
+class GameNotRevealed(GameNotOver):
+    """The same asked of a finished duplicate deal whose twins are still being played."""
 
 
 @dataclass(frozen=True)
@@ -648,9 +650,7 @@ def _decide_and_append(
                 raise IllegalAction(str(error), "seat") from error
             chance = False
         else:
-            if not isinstance(action.get("type"), str):
-                raise IllegalAction('an action is an object with a "type"', "type")
-            request, chance = engine.resolve(state, seat, action, rng)
+            request, chance = engine.request(state, seat, action, rng)
         decided = engine.decide(state, seat, request, chance=chance)
         before = state
         for event in decided:
@@ -745,8 +745,9 @@ def game_view(game: Game | int, viewer: Viewer, *, state: Any = None) -> dict[st
     """The game as ``viewer`` may see it: the engine's view plus the service's facts.
 
     While the game runs a seat sees its own view, a spectator and the
-    organiser the spectator's view; once it is over everyone also sees the
-    hidden cards, the deck and the shuffle's seed.  ``state``: the game's state
+    organiser the spectator's view; once it is revealed (:func:`is_revealed`)
+    everyone also sees the hidden cards, the deck and the shuffle's seed.  A
+    finished game not yet revealed says so (``"revealed": false``).  ``state``: the game's state
     at ``game.sequence`` when the caller has it (a command's
     :attr:`ActionResult.state` with the row it updated, or :func:`load_state`):
     the view is built from it without reading the stream again.
@@ -761,7 +762,8 @@ def game_view(game: Game | int, viewer: Viewer, *, state: Any = None) -> dict[st
             game.refresh_from_db()
     view = engine.view(state, seat)
     over = engine.is_over(state)
-    deal = store.read_stream(game.stream, limit=1)[0].payload if over else None
+    revealed = over and is_revealed(game)
+    deal = store.read_stream(game.stream, limit=1)[0].payload if revealed else None
     view.update(
         {
             "game_id": game.pk,
@@ -774,6 +776,7 @@ def game_view(game: Game | int, viewer: Viewer, *, state: Any = None) -> dict[st
             "turn_seconds": game.turn_seconds,
             "deadlines": dict(game.deadlines) if not over else {},
             "commitment": game.commitment,
+            "revealed": revealed,
         }
     )
     if deal is not None:
@@ -783,24 +786,65 @@ def game_view(game: Game | int, viewer: Viewer, *, state: Any = None) -> dict[st
     return view
 
 
+def is_revealed(game: Game) -> bool:
+    """Whether a finished game's secrets are public: its deck, hidden cards, seed, whole log
+    and record.
+
+    At the end, except for a duplicate deal: the other tables of its round play the
+    same decks, so it waits until the round has finished (every table's series
+    over, so no twin is still running or still to be dealt).
+    """
+    if game.status != Game.Status.OVER:
+        return False
+    if game.table_id is None:
+        return True
+    row = (
+        Table.objects.filter(pk=game.table_id)
+        .values_list("round__tournament__duplicate_deals", "round__status")
+        .first()
+    )
+    return row is None or not row[0] or row[1] == Round.Status.FINISHED
+
+
+def shown_event(
+    engine: Engine[Any], payload: dict[str, Any], before: Any, now: Any, seat: int | None
+) -> dict[str, Any]:
+    """What ``seat`` (``None``: a spectator or the organiser) may see of ``payload`` while the
+    game is not revealed: the game's own rule, and the deal without its shuffle's seed."""
+    shown = engine.event_view(payload, before, now, seat)
+    shuffle = shown.get("shuffle")
+    if payload.get("type") == "dealt" and isinstance(shuffle, Mapping):
+        shown["shuffle"] = {k: v for k, v in shuffle.items() if k != "seed"}
+    return shown
+
+
 def game_events(
     game: Game | int, viewer: Viewer, *, from_sequence: int = 1
 ) -> list[dict[str, Any]]:
-    """The game's events as ``viewer`` may see them.
+    """The game's events from ``from_sequence`` as ``viewer`` may see them.
 
-    While the game runs the deal is shown without the deck and the seed, and a
-    move's fields that reveal a hidden card (:data:`HIDDEN_ACTION_FIELDS`) are
-    removed for everyone but the seat that made it (the organiser sees what a
-    spectator sees).  Once the game is over every event is shown whole.
+    Until the game is revealed (:func:`is_revealed`) each event goes through
+    :func:`shown_event` with the state it was made in and the state now (the
+    organiser sees what a spectator sees); afterwards every event is shown whole.
     """
     game = _game(game)
     seat = _seat_of(viewer, game.seats)
-    over = get_game(game.kind).is_over(load_state(game))
-    events = store.read_stream(game.stream, from_sequence=from_sequence)
-    hidden = HIDDEN_ACTION_FIELDS.get(game.kind, {})
-    shown = []
+    engine = get_game(game.kind)
+    events = store.read_stream(game.stream)
+    states: list[Any] = []
+    state: Any = None
     for event in events:
-        payload = event.payload if over else _redact(event.payload, seat, hidden)
+        state = engine.evolve(state, event.payload)
+        states.append(state)
+    revealed = bool(events) and engine.is_over(state) and is_revealed(game)
+    shown = []
+    for index, event in enumerate(events):
+        if event.sequence < from_sequence:
+            continue
+        before = states[index - 1] if index else None
+        payload = (
+            event.payload if revealed else shown_event(engine, event.payload, before, state, seat)
+        )
         shown.append(
             {
                 "sequence": event.sequence,
@@ -814,36 +858,43 @@ def game_events(
     return shown
 
 
-def _redact(
-    payload: dict[str, Any], seat: int | None, hidden: Mapping[str, tuple[str, ...]]
-) -> dict[str, Any]:
-    if payload.get("type") == "dealt":
-        shown = {k: v for k, v in payload.items() if k not in ("deck", "shuffle")}
-        shuffle = payload.get("shuffle")
-        if shuffle:
-            shown["shuffle"] = {k: v for k, v in shuffle.items() if k != "seed"}
-        return shown
-    action = payload.get("action") or {}
-    fields = hidden.get(action.get("type", ""), ())
-    removed = [f for f in fields if f in action]
-    if not removed or payload.get("seat") == seat:
-        return payload
-    return payload | {
-        "action": {k: v for k, v in action.items() if k not in removed},
-        "redacted": removed,
-    }
+def stored_payload_as_spectator(stream: str, sequence: int, payload: Any) -> Any:
+    """An event of the store as a spectator may see it now (the admin's event page): a game's
+    event through :func:`game_events`; an event of another stream (a round's secret
+    duplicate-deal seed) only once its round has finished."""
+    if stream.startswith(STREAM_PREFIX) and stream[len(STREAM_PREFIX) :].isdecimal():
+        game = game_row(int(stream[len(STREAM_PREFIX) :]))
+        if game is None:
+            return payload
+        shown = game_events(game, None, from_sequence=sequence)
+        return shown[0]["payload"] if shown else payload
+    if isinstance(payload, Mapping) and payload.get("type") == "round_seed":
+        finished = Round.objects.filter(
+            tournament_id=payload.get("tournament"),
+            number=payload.get("round"),
+            status=Round.Status.FINISHED,
+        ).exists()
+        if not finished:
+            return {k: v for k, v in payload.items() if k != "seed"} | {"redacted": ["seed"]}
+    return payload
 
 
 def export_record(game: Game | int) -> dict[str, Any]:
     """The portable record (RECORD.md) of a finished game, with the revealed seed.
 
-    Raises :class:`GameNotOver` while the game runs: the record holds the deck.
+    Raises :class:`GameNotOver` while the game runs, :class:`GameNotRevealed` while
+    the twins of a duplicate deal are played: the record holds the deck.
     """
     game = _game(game)
     events = [e.payload for e in store.read_stream(game.stream)]
     engine = get_game(game.kind)
     if not engine.is_over(engine.fold(events)):
         raise GameNotOver(f"game {game.pk} is still running: its record is shown after the end")
+    if not is_revealed(game):
+        raise GameNotRevealed(
+            f"game {game.pk} was dealt from a duplicate deck that other tables of its round"
+            " are still playing: its record is shown when they finish"
+        )
     shuffle = events[0].get("shuffle")
     reveal = None
     if shuffle:

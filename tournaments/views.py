@@ -57,7 +57,7 @@ from tournaments.forms import (
     SwapForm,
     TournamentForm,
 )
-from tournaments.games import game_events, game_view, submit_action
+from tournaments.games import game_events, game_view, is_revealed, submit_action
 from tournaments.models import (
     CheckIn,
     Club,
@@ -608,11 +608,11 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     ``?move=N`` (0 is the deal) opens move N; the script also follows ``#move-N``.
     """
     game = _visible_game(request, game_id)
-    if not game.is_over:
+    if not game.is_over or not is_revealed(game):
         return render(
             request,
             "replay_running.html",
-            {"game": game, "game_name": _game_name(game.kind)},
+            {"game": game, "game_name": _game_name(game.kind), "twins": game.is_over},
             status=409,
         )
     total = game.sequence - 1
@@ -691,7 +691,10 @@ def _forced_for(game: Game, seat: int) -> bool:
 
 
 def _my_seat(request: HttpRequest, game: Game) -> int:
+    """The caller's seat; a game they may not even look at is not found (no probing of ids)."""
     seat = seat_of(request.user, game)
+    if seat is None and not _may_see(request, game):
+        raise Http404(f"there is no game {game.pk}")
     if seat is None:
         raise PermissionDenied(
             "You do not sit at this table: log in as one of its players to play."

@@ -130,6 +130,19 @@ class Bhabhi(Game[BhabhiState]):
     chance = True
     simultaneous = True
     default_series = SeriesFormat("losses", 5)
+    # The blind draw from the discard is the server's (a chance move), never a seat's.
+    requests = {"play": frozenset({"card"}), "take_left": frozenset()}
+
+    def secret_fields(
+        self,
+        action: Mapping[str, Any],
+        actor: Any,
+        before: BhabhiState,
+        now: BhabhiState,
+        viewer: int | None,
+    ) -> tuple[str, ...]:
+        """The card drawn blindly from the discard is the drawer's until they lead it."""
+        return ("card",) if action.get("type") == "draw_discard" and viewer != actor else ()
 
     # -- the rules -----------------------------------------------------------
 

@@ -313,6 +313,26 @@ class GiveAndTake(Game[GiveAndTakeState]):
     chance: ClassVar[bool] = False
     simultaneous: ClassVar[bool] = True
     default_series: ClassVar[SeriesFormat] = SeriesFormat("place_points", 3)
+    requests: ClassVar[Mapping[str, frozenset[str]]] = {
+        "declare_ace": frozenset({"pile", "value"}),
+        "place_capture": frozenset({"pile"}),
+    }
+
+    def secret_fields(
+        self,
+        action: Mapping[str, Any],
+        actor: Any,
+        before: GiveAndTakeState,
+        now: GiveAndTakeState,
+        viewer: int | None,
+    ) -> tuple[str, ...]:
+        """An ace declaration (which pile, which value) is its owner's until the round it
+        was made in is revealed: declarations of one round are made without seeing the
+        others' (CONVENTIONS.md)."""
+        if action.get("type") != "declare_ace" or viewer == actor:
+            return ()
+        revealed = now.round != before.round or now.phase != "declare"
+        return () if revealed else ("pile", "value")
 
     # -- the deal and the automatic part ------------------------------------------
 

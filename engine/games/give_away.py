@@ -94,6 +94,7 @@ class GiveAway(Game[GiveAwayState]):
     chance = False
     simultaneous = False
     default_series = SeriesFormat("first_to", 3)
+    requests = {"play": frozenset({"card", "foundation"}), "pass": frozenset()}
 
     # -- the rules -----------------------------------------------------------
 

@@ -153,6 +153,31 @@ class OldMaid(Game[OldMaidState]):
     chance = True
     simultaneous = False
     default_series = SeriesFormat("losses", 5)
+    # A draw names a position, never a card: the drawer cannot know it, and a request
+    # naming one would let them ask "is this the queen?" (the server fills it in).
+    requests = {
+        "draw": frozenset({"index"}),
+        "arrange": frozenset({"order"}),
+        "shuffle": frozenset(),
+    }
+    request_help = {
+        "draw": 'a draw names the position only ({"type": "draw", "index": i}):'
+        " you cannot know the card you draw, so do not send one"
+    }
+
+    def secret_fields(
+        self,
+        action: Mapping[str, Any],
+        actor: Any,
+        before: OldMaidState,
+        now: OldMaidState,
+        viewer: int | None,
+    ) -> tuple[str, ...]:
+        """The card a draw took and the order of an arranged fan stay with the fan's
+        new owner."""
+        if viewer == actor:
+            return ()
+        return {"draw": ("card",), "arrange": ("order",)}.get(str(action.get("type")), ())
 
     # -- the deal and the moves -------------------------------------------
 

@@ -158,3 +158,79 @@ def test_a_tournament_stream_ends_when_the_tournament_is_over(world: World, api:
     assert frames[-1]["event"] == "end"
     game.refresh_from_db()
     assert len(events_of(frames)) == game.sequence
+
+
+@TRANSACTIONAL
+def test_a_tournament_stream_sends_the_deal_of_a_game_dealt_while_it_reads(
+    world: World, api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next game of a series is dealt in the same transaction as the last move of the
+    one before.  If that commits after the stream looked up the tournament's games but
+    before it read the events, the new deal must still be sent (it was once passed over
+    unseen, and no resume brought it back)."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from tournaments.api.streams import TournamentFeed
+
+    tournament, first = tournament_game(world, deals=2)
+    feed = TournamentFeed(tournament.pk, AnonymousUser(), None)
+    sent = [f for f in feed.poll()[0]]
+    looked_up = TournamentFeed._games
+    armed = True
+
+    def games_then_commit(self: TournamentFeed) -> dict[str, Any]:
+        nonlocal armed
+        found = looked_up(self)
+        if armed:
+            armed = False
+            play(first, random.Random(9))  # its last move deals the series' second game
+        return found
+
+    monkeypatch.setattr(TournamentFeed, "_games", games_then_commit)
+    for _ in range(3):
+        sent += feed.poll()[0]
+    second = service.Game.objects.get(table_id=first.table_id, number_in_series=2)
+    frames = [json.loads(f.decode().split("data: ", 1)[1]) for f in sent if b"data: " in f]
+    got = [(f["game_id"], f["sequence"]) for f in frames]
+    first.refresh_from_db()
+    second.refresh_from_db()
+    expected = [(first.pk, s) for s in range(1, first.sequence + 1)]
+    expected += [(second.pk, s) for s in range(1, second.sequence + 1)]
+    assert sorted(got) == sorted(expected) and len(got) == len(set(got))
+    assert (second.pk, 1) in got
+
+
+@TRANSACTIONAL  # a stream closed at its end closes the request's connection
+def test_one_client_may_hold_only_so_many_streams_open_and_gets_them_back_on_close(
+    world: World, api: Api, settings: Any
+) -> None:
+    """A thousand streams from one client once used up the connection pool for everyone:
+    each token (and each address) has a few slots; one more is a 429 problem that says
+    why, before anything waits; a closed stream gives its slot back."""
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.PARLOUR_OPEN_STREAMS_PER_TOKEN = 2
+    settings.PARLOUR_OPEN_STREAMS_PER_ADDRESS = 3
+    _, game = tournament_game(world)
+    path = f"/api/v1/games/{game.pk}/stream?timeout=0.1"
+    token = world.tokens["alice"]
+    opened = [api.get(path, token=token)[2] for _ in range(2)]
+    assert [r.status_code for r in opened] == [200, 200]
+    status, problem, response = api.get(path, token=token)
+    assert status == 429 and problem["type"].endswith("/throttled")
+    assert "2 streams or long-polls open already" in problem["detail"]
+    assert response["Retry-After"] == "1"
+    # Another token from the same address still has a slot, then the address is full.
+    assert api.get(path, token=world.tokens["carol"])[0] == 200
+    assert api.get(path, token=world.tokens["dave"])[0] == 429
+    for response in opened:
+        b"".join(response.streaming_content)  # read to the end: the stream closes
+        response.close()
+    assert api.get(path, token=token)[0] == 200
+    # A long-poll holds a slot while it waits, and gives it back when it answers.
+    settings.PARLOUR_LONG_POLL_SECONDS = 0.05
+    cache.clear()
+    status, _, _ = api.get(f"/api/v1/games/{game.pk}?after={game.sequence}&wait=1", token=token)
+    assert status == 200
+    assert [api.get(path, token=token)[0] for _ in range(3)] == [200, 200, 429]

@@ -226,3 +226,97 @@ def test_every_game_declares_its_metadata() -> None:
         assert len(game.deck) in (51, 52)
         assert isinstance(game.chance, bool) and isinstance(game.simultaneous, bool)
         assert game.name and game.default_series.target >= 1
+
+
+@pytest.mark.parametrize(("game_id", "seats"), CASES)
+@PROPERTY
+@given(seed=st.integers(0, 2**32))
+def test_every_legal_action_is_something_a_seat_may_say(
+    game_id: str, seats: int, seed: int
+) -> None:
+    game, events = _played(game_id, seats, seed)
+    rng = random.Random(seed)
+    state = None
+    for event in events[:-1]:
+        state = game.evolve(state, event)
+        for seat in game.to_act(state):
+            for action in game.legal_actions(state, seat):
+                resolved, chance = game.request(state, seat, action, rng)
+                assert not chance and game.check(state, seat, resolved, False) is not None
+
+
+@pytest.mark.parametrize(("game_id", "seats"), CASES)
+@PROPERTY
+@given(seed=st.integers(0, 2**32))
+def test_no_event_shows_a_viewer_a_card_hidden_from_them_at_that_point(
+    game_id: str, seats: int, seed: int
+) -> None:
+    """Every event so far, as each viewer sees it at each point of the game, names only cards
+    that viewer could see just before or just after it, or that the move took out of its
+    maker's own hand (played face up: Bhabhi's first trick goes face down at once), unless
+    the viewer made that move."""
+    game, events = _played(game_id, seats, seed)
+    states: list[Any] = []
+    state = None
+    for event in events:
+        state = game.evolve(state, event)
+        states.append(state)
+    step = max(1, len(events) // 12)
+    for now_index in range(1, len(events) - 1, step):
+        now = states[now_index]
+        for viewer in [None, *range(seats)]:
+            for index in range(1, now_index + 1):
+                event = events[index]
+                if event.get("seat") == viewer:
+                    continue
+                before = states[index - 1]
+                seen = _visible_to(game, before, viewer) | _visible_to(game, states[index], viewer)
+                actor = f"seat:{event['seat']}"
+                seen |= _cards_in(game.hidden(before).get(actor)) - _cards_in(
+                    game.hidden(states[index]).get(actor)
+                )
+                shown = game.event_view(event, before, now, viewer)
+                assert _cards_in(shown) <= seen, (viewer, event, shown)
+            assert "deck" not in game.event_view(events[0], None, now, viewer)
+
+
+def test_a_give_and_take_declaration_is_hidden_from_the_others_until_its_round_is_revealed() -> (
+    None
+):
+    game = _game("give_and_take")
+    for seed in range(200):
+        rng = random.Random(seed)
+        state = game.fold(new_deal(game, 2, rng))
+        if len(game.waiting_for(state)) == 2 and state.phase == "declare":
+            break
+    else:
+        pytest.fail("no deal with two aces to declare at once in 200 seeds")
+    first, second = game.waiting_for(state)
+    action = game.legal_actions(state, first)[0]
+    [event] = game.decide(state, first, action)
+    after = game.evolve(state, event)
+    assert state.phase == after.phase == "declare"
+    hidden = game.event_view(event, state, after, second)
+    assert hidden["redacted"] == ["pile", "value"] and set(hidden["action"]) == {"type"}
+    assert game.event_view(event, state, after, None)["action"] == {"type": "declare_ace"}
+    assert game.event_view(event, state, after, first)["action"] == action
+    [last] = game.decide(after, second, game.legal_actions(after, second)[0])
+    revealed = game.evolve(after, last)
+    assert game.event_view(event, state, revealed, second)["action"] == action
+
+
+def test_a_seat_may_not_name_what_the_server_decides() -> None:
+    """An Old Maid draw naming a card is refused before the fan is looked at: the refusal is
+    the same whether the card is there or not (no oracle)."""
+    game = _game("old_maid")
+    rng = random.Random(3)
+    events = new_deal(game, 2, rng)
+    state = game.fold(events)
+    seat = game.to_act(state)[0]
+    offered = state.hands[state.offerer]
+    answers = set()
+    for card in [offered[0], next(c for c in _ALL if c not in offered)]:
+        with pytest.raises(IllegalAction) as refused:
+            game.request(state, seat, {"type": "draw", "index": 0, "card": card}, rng)
+        answers.add((refused.value.reason, refused.value.field))
+    assert len(answers) == 1 and answers.pop()[1] == "card"

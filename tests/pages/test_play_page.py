@@ -205,3 +205,57 @@ def test_a_player_turns_forced_moves_off_on_their_page_and_then_clicks(
     client.post("/me/preferences", {"play_forced_moves": "on"})
     world.player.refresh_from_db()
     assert world.player.play_forced_moves
+
+
+def test_the_play_form_is_no_card_oracle_an_old_maid_draw_naming_a_card_is_refused_unread(
+    world: World, make_person_game: Callable[..., Game]
+) -> None:
+    """Naming the card at a position got "the card at position 0 is not QS" for every wrong
+    guess: the drawer could find the queen without drawing it.  Now any draw naming a card
+    is refused with the same words, whatever the card, and nothing is drawn."""
+    from tournaments.games import load_state
+
+    game = make_person_game("old_maid")
+    seat = seat_of(world.person, game)
+    state = load_state(game)
+    assert seat in game.to_act
+    offered = state.hands[state.offerer]
+    absent = next(c for c in ("QS", "QH", "QD", "2S", "2H") if c not in offered)
+    client = world.client(world.person)
+    answers = set()
+    for card in (offered[0], absent):
+        answer = client.post(
+            f"/games/{game.pk}/act",
+            {
+                "action": json.dumps({"type": "draw", "index": 0, "card": card}),
+                "sequence": game.sequence,
+            },
+            HTTP_ACCEPT="application/json",
+            HTTP_X_REQUESTED_WITH="fetch",
+        )
+        body = answer.json()
+        assert answer.status_code == 400 and not body["ok"]
+        answers.add(body["message"])
+        assert card not in body["message"]
+    assert len(answers) == 1 and "position only" in answers.pop()
+    before = game.sequence
+    game.refresh_from_db()
+    assert game.sequence == before
+
+
+def test_a_game_hidden_from_a_login_is_not_found_on_the_play_page_like_a_missing_one(
+    world: World,
+) -> None:
+    """A running game outside any tournament is hidden from everyone but its seats: its play
+    page must not answer 403 where a missing id answers 404 (ids could be probed)."""
+    from tournaments.games import create_game
+
+    game = create_game("give_away", 2, players=["A", "B"])
+    stranger = world.client(User.objects.create_user("stranger", password="x"))
+    hidden = stranger.get(f"/games/{game.pk}/play")
+    missing = stranger.get(f"/games/{game.pk + 1000}/play")
+    assert hidden.status_code == missing.status_code == 404
+    acted = stranger.post(
+        f"/games/{game.pk}/act", {"action": json.dumps({"type": "pass"}), "sequence": 1}
+    )
+    assert acted.status_code == 404

@@ -210,3 +210,22 @@ def test_a_running_tournament_can_be_renamed_in_the_admin_but_not_reshaped(
     assert done.status_code == 302, done.content.decode()[:2000]
     night.refresh_from_db()
     assert (night.name, night.rounds) == ("Renamed Night", 2)
+
+
+def test_not_even_a_superuser_reads_a_running_games_deck_or_seed_on_the_event_page() -> None:
+    from events.models import Event
+    from tests.service.play import play
+    from tournaments.games import create_game
+
+    game = create_game("old_maid", 3)
+    deal = Event.objects.get(stream=game.stream, sequence=1)
+    deck, seed = deal.payload["deck"], deal.payload["shuffle"]["seed"]
+    client = Client()
+    client.force_login(User.objects.create_superuser("root"))
+    page = reverse("admin:events_event_change", args=[deal.pk])
+    shown = client.get(page).content.decode()
+    assert seed not in shown and deck[0] + "&quot;, &quot;" + deck[1] not in shown
+    assert deal.payload["shuffle"]["commitment"] in shown
+    play(game, random.Random(4))
+    after = client.get(page).content.decode()
+    assert seed in after  # a finished game is public, here too

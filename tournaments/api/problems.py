@@ -349,7 +349,9 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
             wait = int(exc.wait) if exc.wait is not None else 1
             headers["Retry-After"] = str(max(wait, 1))
             extra["retry_after"] = max(wait, 1)
-            detail = f"too many requests: try again in {max(wait, 1)} second(s)"
+            detail = getattr(exc, "reason", None) or (
+                f"too many requests: try again in {max(wait, 1)} second(s)"
+            )
             return answer(slug, detail, headers=headers, extra=extra)
         if isinstance(exc, exceptions.ValidationError):
             errors = _flatten(exc.detail)

@@ -485,6 +485,14 @@ class GameEventSerializer(serializers.Serializer[Any]):
     recorded_at = serializers.DateTimeField()
 
 
+class TournamentStreamEventSerializer(GameEventSerializer):
+    """The data of one event of a tournament stream: the game's event as its events endpoint
+    shows it to the caller, with the game and the event's global position (the SSE id)."""
+
+    game_id = serializers.IntegerField()
+    position = serializers.CharField(help_text="The store's global position, 'tx.id'.")
+
+
 class ActionSerializer(serializers.Serializer[Any]):
     action = serializers.DictField(
         help_text='The action, e.g. {"type": "draw", "index": 2}: one of legal_actions.'

@@ -34,11 +34,12 @@ from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, StreamingHttpResponse
 
 from events.models import Event
-from events.store import Position, read_all
+from events.store import Position, StreamSet, read_all
 from parlour.db import release_pooled_connections
+from tournaments.api.capacity import Slots, releasing
 from tournaments.api.permissions import game_club_id, organised_club_ids, seat_of
 from tournaments.games import Viewer, game_events, game_row, stream_name
-from tournaments.models import Game, Tournament
+from tournaments.models import Game, Round, Table, Tournament
 
 #: Seconds between keep-alive comments on an idle stream.
 HEARTBEAT_SECONDS = 15.0
@@ -121,6 +122,17 @@ class TournamentFeed:
         games = Game.objects.filter(table__round__tournament_id=self.tournament_id)
         return {g.stream: g for g in games}
 
+    def _streams(self) -> StreamSet:
+        """The tournament's game streams, as a query read with the events themselves: a game
+        dealt in the same transaction as another game's last move is known exactly when its
+        deal is visible (reading the games first could pass its deal unknown)."""
+        return StreamSet(
+            f"SELECT 'game-' || CAST(g.id AS TEXT) FROM {Game._meta.db_table} g"
+            f" JOIN {Table._meta.db_table} t ON g.table_id = t.id"
+            f" JOIN {Round._meta.db_table} r ON t.round_id = r.id WHERE r.tournament_id = %s",
+            (self.tournament_id,),
+        )
+
     def _viewer(self, game: Game) -> Viewer:
         if game.pk not in self.viewers:
             seat = seat_of(self.user, game)
@@ -153,8 +165,10 @@ class TournamentFeed:
                 return [], False
         frames: list[bytes] = []
         while True:
-            batch = read_all(self.after, limit=BATCH)
-            wanted = [e for e in batch if e.stream in games]
+            batch = read_all(self.after, limit=BATCH, within=self._streams())
+            if any(e.stream not in games for e in batch):
+                games = self._games()  # a game dealt since: its row committed with its deal
+            wanted = batch
             by_stream: dict[str, list[Any]] = {}
             for event in wanted:
                 by_stream.setdefault(event.stream, []).append(event)
@@ -171,8 +185,7 @@ class TournamentFeed:
                 data.update(shown[(event.stream, event.sequence)])
                 frames.append(frame(data, event_id=str(event.position), event=event.type))
             for event in batch:
-                if event.stream in games:
-                    self.sent[event.stream] = event.sequence
+                self.sent[event.stream] = event.sequence
             if batch:
                 self.after = batch[-1].position
             if len(batch) < BATCH:
@@ -207,14 +220,19 @@ class TournamentFeed:
         return True
 
 
-def stream_response(request: HttpRequest, feed: Feed, timeout: float) -> StreamingHttpResponse:
-    """The streaming response for ``feed``: an async generator under ASGI, a plain one else."""
+def stream_response(
+    request: HttpRequest, feed: Feed, timeout: float, slots: Slots | None = None
+) -> StreamingHttpResponse:
+    """The streaming response for ``feed``: an async generator under ASGI, a plain one else;
+    the caller's ``slots`` (:mod:`tournaments.api.capacity`) go back when it closes."""
     poll = float(settings.PARLOUR_STREAM_POLL_SECONDS)
     content: Iterator[bytes] | AsyncIterator[bytes]
     if isinstance(request, ASGIRequest):
         content = _async_frames(feed, timeout, poll)
     else:
         content = _sync_frames(feed, timeout, poll)
+    if slots is not None:
+        content = releasing(content, slots)
     response = StreamingHttpResponse(content, content_type="text/event-stream; charset=utf-8")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream

@@ -30,7 +30,7 @@ from engine.record import import_record
 from engine.registry import get_game
 from events.store import Position
 from tournaments import clock, games, notify, services, standings
-from tournaments.api import streams
+from tournaments.api import capacity, streams
 from tournaments.api.authentication import create_token, revoke_token
 from tournaments.api.pagination import Pagination
 from tournaments.api.permissions import (
@@ -74,6 +74,7 @@ from tournaments.api.serializers import (
     TokenSerializer,
     TournamentCreateSerializer,
     TournamentSerializer,
+    TournamentStreamEventSerializer,
 )
 from tournaments.models import (
     ApiToken,
@@ -871,7 +872,8 @@ class GameDetailView(APIView):
         wait = self._wait(request)
         game = access.game
         if after is not None and wait > 0 and game.sequence <= after and not game.is_over:
-            notify.wait_for_move(game.pk, after, wait)
+            with capacity.held(request):  # a 429 before waiting when the caller has too many
+                notify.wait_for_move(game.pk, after, wait)
             access = game_access(request, game_id)  # the game as it is now
         return Response(view_of(access))
 
@@ -970,13 +972,6 @@ class GameActionView(APIView):
         if "seat" in data and data["seat"] != seat:
             raise Forbidden(f"you play seat {seat}, not seat {data['seat']}", "seat")
         action: dict[str, Any] = data["action"]
-        if access.game.kind == "old_maid" and action.get("type") == "draw" and "card" in action:
-            raise Refused(
-                'an Old Maid draw names the position only ({"type": "draw", "index": i}):'
-                " you cannot know the card you draw, so do not send one",
-                "action.card",
-                slug="illegal-action",
-            )
         player = seat_player_ids(access.game)[seat]
         result = games.submit_action(
             access.game,
@@ -1164,12 +1159,16 @@ _STREAM_PARAMS = [
         description="Go on after this event id (as the Last-Event-ID header does).",
     ),
     OpenApiParameter("Last-Event-ID", OpenApiTypes.STR, OpenApiParameter.HEADER),
+    # A stream answers only text/event-stream: DRF's ?format= is not offered for it.
+    OpenApiParameter("format", exclude=True),
 ]
 _STREAM_RESPONSE = {
     (200, "text/event-stream"): OpenApiResponse(
-        response=OpenApiTypes.STR,
-        description="Server-Sent Events: 'id' the sequence, 'event' the type, 'data' the event"
-        " as the events endpoint shows it; a final 'end' event when the game is over.",
+        # The schema is that of each frame's data (the body is text/event-stream framing).
+        response=GameEventSerializer,
+        description="Server-Sent Events: 'id' the sequence, 'event' the type ('dealt' or"
+        " 'move'), 'data' a GameEvent as the events endpoint shows it to you; a last 'end'"
+        ' event (data: {"game_id", "status", "sequence"}) when the game is over.',
     )
 }
 
@@ -1192,7 +1191,7 @@ class GameStreamView(APIView):
                 {"Last-Event-ID": [f"a game's event id is a sequence, not {last!r}"]}
             )
         feed = streams.GameFeed(access.game.pk, access.viewer, int(last))
-        return streams.stream_response(request._request, feed, timeout)
+        return streams.stream_response(request._request, feed, timeout, capacity.take(request))
 
 
 class TournamentStreamView(APIView):
@@ -1203,10 +1202,13 @@ class TournamentStreamView(APIView):
         parameters=[_TOURNAMENT_ID, *_STREAM_PARAMS],
         responses={
             (200, "text/event-stream"): OpenApiResponse(
-                response=OpenApiTypes.STR,
+                # The schema is that of each frame's data (the framing is text/event-stream).
+                response=TournamentStreamEventSerializer,
                 description="Server-Sent Events of every game of the tournament: 'id' the"
-                " store's global position ('tx.id'), 'data' the event (with game_id) as the"
-                " game's events endpoint shows it to you.",
+                " store's global position ('tx.id'), 'event' the type, 'data' a"
+                " TournamentStreamEvent (the game's event as its events endpoint shows it to"
+                " you, with game_id and position); a last 'end' event (data:"
+                ' {"tournament_id", "status": "finished"}) when the tournament is over.',
             )
         },
         tags=["tournaments"],
@@ -1220,4 +1222,4 @@ class TournamentStreamView(APIView):
         except ValueError as error:
             raise ValidationError({"Last-Event-ID": [str(error)]}) from None
         feed = streams.TournamentFeed(tournament.pk, request.user, after)
-        return streams.stream_response(request._request, feed, timeout)
+        return streams.stream_response(request._request, feed, timeout, capacity.take(request))
