@@ -559,10 +559,12 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
 def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     """One game as a spectator sees it, live while it runs; all cards once it is over."""
     game = _visible_game(request, game_id)
+    tournament = _tournament_of(game)
     context = {
         "game": game,
         "game_name": _game_name(game.kind),
-        "tournament": _tournament_of(game),
+        "tournament": tournament,
+        "series_text": series_text(tournament.series) if tournament else "",
         "drawn": _live_table(game),
         "log": _log(game, None),
         "my_seat": seat_of(request.user, game),

@@ -174,6 +174,8 @@ def test_the_play_page_shows_the_tables_series_and_its_deal_limit(
     tournament.save()
     page = world.client(world.person).get(f"/games/{game.pk}/play").content.decode()
     assert "Series: first to 3 round wins, at most 9 deals (then placed by round wins" in page
+    watched = world.client(world.organiser).get(f"/games/{game.pk}/").content.decode()
+    assert "Series: first to 3 round wins, at most 9 deals (then placed by round wins" in watched
 
 
 def test_a_forced_move_is_announced_played_for_the_player_and_marked_in_the_log(
