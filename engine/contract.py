@@ -236,6 +236,35 @@ class Game(ABC, Generic[S]):
         """At a chance node, the seat it happens to and its equally likely outcomes."""
         return None
 
+    def forced_action(self, state: S, seat: int) -> Action | None:
+        """The action of ``seat`` when its choice cannot change the game, else ``None``.
+
+        A seat the game waits for whose only legal action is one has it forced.
+        A game where every legal action of a seat leads to the same game
+        (Give Away: the fitting foundations all have the same top rank)
+        overrides this.  The service may play a forced action for the seat as
+        the seat's own move; the record is the same.
+        """
+        if seat not in self.waiting_for(state):
+            return None
+        legal = self.legal_actions(state, seat)
+        return dict(legal[0]) if len(legal) == 1 else None
+
+    def chance_draw(self, state: S, rng: random.Random) -> tuple[int, Action] | None:
+        """At a chance node, its seat and one outcome drawn by ``rng``; ``None`` elsewhere.
+
+        The default draws uniformly among :meth:`chance_outcomes`.  A game whose
+        outcomes are too many to list (the n! orders of an Old Maid fan
+        shuffled after a draw) overrides it.  Whoever drives a game (the
+        service, the simulator) draws here and records the outcome as a
+        ``chance`` move; the fold itself never draws.
+        """
+        node = self.chance_outcomes(state)
+        if node is None:
+            return None
+        seat, outcomes = node
+        return seat, rng.choice(outcomes)
+
     @abstractmethod
     def table_view(self, state: S, seat: int | None) -> View:
         """What ``seat`` (``None``: a spectator) sees of the table: hidden cards removed."""

@@ -58,10 +58,10 @@ def play_random(game: Game[Any], deal: Sequence[Event], rng: random.Random) -> P
 
 
 def _random_step(game: Game[Any], state: Any, rng: random.Random) -> list[Event]:
-    chance = game.chance_outcomes(state)
+    chance = game.chance_draw(state, rng)
     if chance is not None:
-        seat, outcomes = chance
-        return game.decide(state, seat, rng.choice(outcomes), chance=True)
+        seat, outcome = chance
+        return game.decide(state, seat, outcome, chance=True)
     waiting = game.waiting_for(state)
     optional = [s for s in game.to_act(state) if s not in waiting]
     seat = rng.choice(optional) if optional and rng.random() < 0.05 else rng.choice(waiting)
@@ -88,10 +88,10 @@ def play_bots(
 
 def bot_step(game: Game[Any], state: Any, bots: Sequence[Bot], rng: random.Random) -> list[Event]:
     """The events of the next move at a bot table (a chance outcome, or one bot's action)."""
-    chance = game.chance_outcomes(state)
+    chance = game.chance_draw(state, rng)
     if chance is not None:
-        seat, outcomes = chance
-        return game.decide(state, seat, rng.choice(outcomes), chance=True)
+        seat, outcome = chance
+        return game.decide(state, seat, outcome, chance=True)
     waiting = game.waiting_for(state)
     optional = [s for s in game.to_act(state) if s not in waiting]
     rng.shuffle(optional)

@@ -3,7 +3,9 @@
 Three formats cover the four games:
 
 ``first_to``      Give Away: deals until a player has ``target`` round wins; a
-                  draw (``winner`` null) advances nobody.
+                  draw (``winner`` null) advances nobody.  There is no limit on
+                  the number of deals unless the organiser sets ``deal_limit``:
+                  a series that reaches it ends and is placed by round wins.
 ``losses``        Old Maid and Bhabhi: exactly ``target`` deals, one loss to each
                   deal's loser; fewer losses rank higher.
 ``place_points``  Give & Take: exactly ``target`` games, each giving place points
@@ -20,10 +22,6 @@ from typing import Any, Literal
 
 SeriesKind = Literal["first_to", "losses", "place_points"]
 
-#: A Give Away series that keeps deadlocking into draws stops after this many
-#: deals per round win needed; the wins so far then decide the placings.
-FIRST_TO_DEAL_CAP = 10
-
 
 @dataclass(frozen=True)
 class SeriesFormat:
@@ -35,18 +33,37 @@ class SeriesFormat:
     target: int
     #: Place points for ``place_points``, first place first; ``None``: ``n-1`` … 0.
     points: tuple[float, ...] | None = None
+    #: ``first_to`` only: the organiser's explicit bound on the number of deals
+    #: (``None``: none, the seed's rule).  A series reaching it is placed by round wins.
+    deal_limit: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ("first_to", "losses", "place_points"):
             raise ValueError(f"unknown series kind {self.kind!r}")
         if not isinstance(self.target, int) or self.target < 1:
             raise ValueError("a series needs a target of at least 1")
+        if self.deal_limit is not None:
+            if self.kind != "first_to":
+                raise ValueError(
+                    "a deal limit is for a first_to series: the others have a fixed number of deals"
+                )
+            if (
+                not isinstance(self.deal_limit, int)
+                or isinstance(self.deal_limit, bool)
+                or self.deal_limit < self.target
+            ):
+                raise ValueError(
+                    f"the deal limit is a whole number of at least the target {self.target},"
+                    f" not {self.deal_limit!r}"
+                )
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready form."""
         data: dict[str, Any] = {"kind": self.kind, "target": self.target}
         if self.points is not None:
             data["points"] = list(self.points)
+        if self.deal_limit is not None:
+            data["deal_limit"] = self.deal_limit
         return data
 
     @classmethod
@@ -57,6 +74,7 @@ class SeriesFormat:
             kind=data["kind"],
             target=data["target"],
             points=None if points is None else tuple(float(p) for p in points),
+            deal_limit=data.get("deal_limit"),
         )
 
     def place_points(self, seats: int) -> tuple[float, ...]:
@@ -97,10 +115,9 @@ def scores(fmt: SeriesFormat, results: Sequence[Mapping[str, Any]], seats: int) 
 def is_over(fmt: SeriesFormat, results: Sequence[Mapping[str, Any]], seats: int) -> bool:
     """Whether the series needs no more deals."""
     if fmt.kind == "first_to":
-        return (
-            max(scores(fmt, results, seats)) >= fmt.target
-            or len(results) >= FIRST_TO_DEAL_CAP * fmt.target
-        )
+        if fmt.deal_limit is not None and len(results) >= fmt.deal_limit:
+            return True
+        return max(scores(fmt, results, seats)) >= fmt.target
     return len(results) >= fmt.target
 
 

@@ -328,6 +328,8 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 # -- Parlour --------------------------------------------------------------------
 #: Seconds a bot waits before acting, so people can watch bot games.
 PARLOUR_BOT_THINK_SECONDS = env_float("PARLOUR_BOT_THINK_SECONDS", 0.0, minimum=0.0)
+#: The pause before the server plays a person's forced move, so the table can follow it.
+PARLOUR_FORCED_MOVE_SECONDS = env_float("PARLOUR_FORCED_MOVE_SECONDS", 0.6, minimum=0.0)
 #: How often (seconds) the sweep looks for expired turn deadlines.
 PARLOUR_SWEEP_SECONDS = env_float("PARLOUR_SWEEP_SECONDS", 1.0, minimum=0.1)
 #: A bot to act in a game where nothing happened for this long (beyond the think

@@ -8,6 +8,12 @@ view alone, exactly what a person at that seat would see.
 :func:`play_bot_move` is idempotent: it names the sequence it expects, so a
 call that is late (a person or another worker moved first) changes nothing.
 Celery tasks call it; tests and commands may call :func:`run_bots` directly.
+
+*Forced moves* of people are played here too (:func:`play_forced_move`): when
+the game waits for a person's seat whose move cannot change the game (every
+Give Away move; a seat with one legal action, :meth:`engine.contract.Game.forced_action`),
+the server makes it as that seat's own move, cause ``seat``/``forced``, unless the
+person turned this off (:attr:`Player.play_forced_moves`).
 """
 
 from __future__ import annotations
@@ -30,10 +36,13 @@ from tournaments.games import (
     load_state,
     submit_action,
 )
-from tournaments.models import Game, Registration, Round, TableSeat, Tournament
+from tournaments.models import Game, Player, Registration, Round, TableSeat, Tournament
 
 #: The level that plays a person's seat handed to a bot.
 AUTOPLAY_LEVEL = "heuristic"
+
+#: The cause id of a person's forced move played by the server (cause kind ``seat``).
+FORCED_CAUSE_ID = "forced"
 
 
 def table_id_of(game: Game) -> int | None:
@@ -161,6 +170,71 @@ def play_bot_move(game_id: int, expected_sequence: int) -> ActionResult | None:
             idempotency_key=f"bot:{game_id}:{expected_sequence}:{seat}",
             cause_kind="bot",
             cause_id=level,
+        )
+    except (Conflict, IdempotencyKeyReused):
+        return None
+
+
+def _plays_forced_moves(game: Game, seat: int) -> bool:
+    """Whether the player at ``seat`` lets the server play their forced moves (default yes).
+
+    Only a tournament seat has a player; a standalone game's seats are left alone.
+    """
+    context = game.context if isinstance(game.context, dict) else {}
+    seats = context.get("seats") or []
+    entry = seats[seat] if seat < len(seats) and isinstance(seats[seat], dict) else {}
+    player = entry.get("player")
+    if not isinstance(player, int) or isinstance(player, bool):
+        return False  # a game outside a tournament: no player to have the preference
+    found = Player.objects.filter(pk=player).values_list("play_forced_moves", flat=True).first()
+    return True if found is None else bool(found)
+
+
+def next_forced_move(
+    game: Game, state: Any = None, bots: dict[int, str] | None = None
+) -> tuple[int, dict[str, Any]] | None:
+    """The forced move of a person's seat the game waits for now (seat, action), or ``None``.
+
+    Bot seats are left to their bots.  ``state``: the game's state at
+    ``game.sequence`` when the caller has it (else it is loaded).
+    """
+    if game.is_over:
+        return None
+    bots = bot_seats(game) if bots is None else bots
+    people = [s for s in game.waiting_for or [] if s not in bots]
+    if not people:
+        return None
+    engine = get_game(game.kind)
+    state = load_state(game) if state is None else state
+    for seat in people:
+        action = engine.forced_action(state, seat)
+        if action is not None and _plays_forced_moves(game, seat):
+            return seat, action
+    return None
+
+
+def play_forced_move(game_id: int, expected_sequence: int) -> ActionResult | None:
+    """Play a person's forced move in game ``game_id`` if it is still at ``expected_sequence``.
+
+    Returns ``None`` when there is nothing to do (the game moved on, is over, no
+    forced move, the person turned them off).  Never raises for a lost race.
+    """
+    game = game_row(game_id)
+    if game is None or game.sequence != expected_sequence:
+        return None
+    move = next_forced_move(game)
+    if move is None:
+        return None
+    seat, action = move
+    try:
+        return submit_action(
+            game,
+            seat,
+            action,
+            expected_sequence=expected_sequence,
+            idempotency_key=f"forced:{game_id}:{expected_sequence}:{seat}",
+            cause_kind="seat",
+            cause_id=FORCED_CAUSE_ID,
         )
     except (Conflict, IdempotencyKeyReused):
         return None

@@ -38,6 +38,14 @@ class TournamentForm(forms.Form):
         label="Series target (N)",
         help_text="Round wins to reach, or the number of deals/games.",
     )
+    series_deal_limit = forms.IntegerField(
+        min_value=1,
+        max_value=1000,
+        required=False,
+        label="Deal limit (first to N only)",
+        help_text="Empty: none, a match goes on until someone has N round wins. A match"
+        " that reaches the limit ends and is placed by round wins, equal wins sharing.",
+    )
     table_min = forms.IntegerField(min_value=2, max_value=8, required=False, label="Smallest table")
     table_max = forms.IntegerField(min_value=2, max_value=8, required=False, label="Largest table")
     table_preferred = forms.IntegerField(
@@ -80,6 +88,10 @@ class TournamentForm(forms.Form):
         data = super().clean() or {}
         if data.get("series_kind") and not data.get("series_target"):
             self.add_error("series_target", "Give N for the series you chose.")
+        if data.get("series_deal_limit") and data.get("series_kind") != "first_to":
+            self.add_error(
+                "series_deal_limit", "A deal limit is for a first to N series: choose that series."
+            )
         return data
 
     def service_arguments(self) -> dict[str, Any]:
@@ -88,6 +100,8 @@ class TournamentForm(forms.Form):
         series = None
         if data.get("series_kind"):
             series = {"kind": data["series_kind"], "target": data["series_target"]}
+            if data.get("series_deal_limit"):
+                series["deal_limit"] = data["series_deal_limit"]
         return {
             "name": data["name"],
             "game": data["game"],

@@ -600,7 +600,7 @@ def apply_chance(game_id: int) -> ActionResult | None:
     with transaction.atomic():
         game = Game.objects.get(pk=game_id)
         engine, state, current, _ = _load(game)
-        if engine.chance_outcomes(state) is None:
+        if engine.is_over(state) or engine.chance_draw(state, random.SystemRandom()) is None:
             return None
         _fresh(game, current)
         events, _ = _chance_events(engine, state)
@@ -705,11 +705,11 @@ def _chance_events(engine: Engine[Any], state: Any) -> tuple[list[NewEvent], Any
     rng = random.SystemRandom()
     events: list[NewEvent] = []
     for _ in range(10_000):
-        node = engine.chance_outcomes(state)
-        if node is None or engine.is_over(state):
+        node = None if engine.is_over(state) else engine.chance_draw(state, rng)
+        if node is None:
             return events, state
-        seat, outcomes = node
-        for event in engine.decide(state, seat, rng.choice(outcomes), chance=True):
+        seat, outcome = node
+        for event in engine.decide(state, seat, outcome, chance=True):
             state = engine.evolve(state, event)
             events.append(NewEvent(event["type"], event, "system", "chance", event.get("v", 1)))
     raise RuntimeError(f"{engine.id}: chance nodes without end")
@@ -754,7 +754,9 @@ def _after_append(
     row = copy.copy(game)
     transaction.on_commit(lambda: _cache.put(game_id, last, state))
     transaction.on_commit(
-        lambda: game_changed.send(sender=Game, game_id=game_id, sequence=sequence, game=row)
+        lambda: game_changed.send(
+            sender=Game, game_id=game_id, sequence=sequence, game=row, state=state
+        )
     )
 
 

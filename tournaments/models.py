@@ -104,6 +104,9 @@ class Player(models.Model):
     )
     #: ``""`` for a person; a bot level (``random``, ``heuristic``) for a bot.
     bot_level = models.CharField(max_length=32, blank=True, default="")
+    #: Whether the server plays this person's forced moves for them (every Give Away
+    #: move; a seat with one legal action).  Off: the person clicks each one.
+    play_forced_moves = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

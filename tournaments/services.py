@@ -241,6 +241,29 @@ def _log_login_change(
     )
 
 
+def plays_forced_moves(user: User) -> bool:
+    """Whether the server plays ``user``'s forced moves (on unless they turned it off)."""
+    return not Player.objects.filter(user=user, play_forced_moves=False).exists()
+
+
+def set_play_forced_moves(user: User, on: bool) -> bool:
+    """Turn on or off, for every player of ``user``, the server playing their forced moves.
+
+    Forced moves are the ones that cannot change the game (every Give Away
+    move; a seat with one legal action).  Takes effect from the next move.
+    """
+    if not isinstance(on, bool):
+        raise ServiceError(f"play_forced_moves is true or false, not {on!r}", "play_forced_moves")
+    with transaction.atomic():
+        if not Player.objects.filter(user=user).exists():
+            raise ServiceError(
+                "your login plays for no club yet: there are no moves to play for you",
+                "play_forced_moves",
+            )
+        Player.objects.filter(user=user).update(play_forced_moves=on)
+    return on
+
+
 # -- tournaments --------------------------------------------------------------------------------
 
 
@@ -257,7 +280,8 @@ def _series_format(
         except (KeyError, TypeError, ValueError) as error:
             raise ServiceError(
                 f"bad series format {dict(value)!r} ({error}); write it as"
-                ' {"kind": "first_to" | "losses" | "place_points", "target": N}',
+                ' {"kind": "first_to" | "losses" | "place_points", "target": N}'
+                ' (a first_to series may add "deal_limit": M)',
                 "series",
             ) from error
     expected = get_game(game).default_series.kind

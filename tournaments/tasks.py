@@ -7,6 +7,10 @@ then queues
 
 * :func:`bot_move` ``(game_id, sequence)`` if a bot seat may act, with
   ``countdown`` = ``PARLOUR_BOT_THINK_SECONDS`` so people can watch bot games;
+* :func:`forced_move` ``(game_id, sequence)`` if the game waits for a person's
+  seat whose move is forced (:func:`tournaments.autoplay.next_forced_move`), with
+  ``countdown`` = ``PARLOUR_FORCED_MOVE_SECONDS``: the short pause that lets the
+  people at the table follow each move on their pages;
 * :func:`timeout` ``(game_id, seat, sequence)`` with ``eta`` = the deadline, for
   each person's seat with a running clock.
 
@@ -34,7 +38,9 @@ from tournaments.autoplay import (
     advance_bot_tournament,
     bot_seats,
     bot_to_act,
+    next_forced_move,
     play_bot_move,
+    play_forced_move,
     table_id_of,
     table_seats,
 )
@@ -62,6 +68,16 @@ def bot_move(game_id: int, expected_sequence: int) -> int | None:
     moved on, is over, no bot is to act, or this task is a duplicate).
     """
     result = play_bot_move(game_id, expected_sequence)
+    return None if result is None or result.replayed else result.sequence
+
+
+@shared_task(**RETRY)
+def forced_move(game_id: int, expected_sequence: int) -> int | None:
+    """A person's forced move in game ``game_id`` if it is still at ``expected_sequence``.
+
+    Returns the new sequence, or ``None`` when there was nothing to do.
+    """
+    result = play_forced_move(game_id, expected_sequence)
     return None if result is None or result.replayed else result.sequence
 
 
@@ -105,8 +121,11 @@ def sweep() -> dict[str, Any]:
 # -- queueing after a commit ------------------------------------------------------------
 
 
-def dispatch(game: Game, bots: dict[int, str] | None = None) -> list[str]:
-    """Queue what ``game`` needs now: a bot move, and a timeout per person's running clock.
+def dispatch(game: Game, bots: dict[int, str] | None = None, state: Any = None) -> list[str]:
+    """Queue what ``game`` needs now: a bot move or a person's forced move, and a timeout
+    per person's running clock.
+
+    ``state``: the game's state at ``game.sequence`` if the caller has it.
 
     Returns what was queued (for logs and tests).  Under
     ``CELERY_TASK_ALWAYS_EAGER`` (no worker) bot moves run at once and no
@@ -124,6 +143,10 @@ def dispatch(game: Game, bots: dict[int, str] | None = None) -> list[str]:
         think = float(settings.PARLOUR_BOT_THINK_SECONDS)
         bot_move.apply_async((game.pk, game.sequence), countdown=think if think > 0 else None)
         queued.append(f"bot_move({game.pk}, {game.sequence})")
+    if next_forced_move(game, state, bots) is not None:
+        pause = float(settings.PARLOUR_FORCED_MOVE_SECONDS)
+        forced_move.apply_async((game.pk, game.sequence), countdown=pause if pause > 0 else None)
+        queued.append(f"forced_move({game.pk}, {game.sequence})")
     if bot_move.app.conf.task_always_eager:
         return queued
     for key in sorted(game.deadlines or {}, key=int):
@@ -157,7 +180,12 @@ _eager = threading.local()
 
 
 def on_game_changed(
-    sender: Any, game_id: int, sequence: int, game: Game | None = None, **kwargs: Any
+    sender: Any,
+    game_id: int,
+    sequence: int,
+    game: Game | None = None,
+    state: Any = None,
+    **kwargs: Any,
 ) -> None:
     """Receiver of ``game_changed``: reset counted timeouts and queue the game's tasks.
 
@@ -169,21 +197,21 @@ def on_game_changed(
         # Eager tasks run inside this receiver and commit, which sends the
         # signal again: queue it here and play the chain in a loop, not a
         # recursion as deep as the game is long.
-        pending: list[tuple[int, int, Game | None]] | None = getattr(_eager, "pending", None)
+        pending: list[tuple[int, int, Game | None, Any]] | None = getattr(_eager, "pending", None)
         if pending is not None:
-            pending.append((game_id, sequence, game))
+            pending.append((game_id, sequence, game, state))
             return
-        _eager.pending = pending = [(game_id, sequence, game)]
+        _eager.pending = pending = [(game_id, sequence, game, state)]
         try:
             while pending:
                 _handle(*pending.pop(0))
         finally:
             _eager.pending = None
         return
-    _handle(game_id, sequence, game)
+    _handle(game_id, sequence, game, state)
 
 
-def _handle(game_id: int, sequence: int, row: Game | None = None) -> None:
+def _handle(game_id: int, sequence: int, row: Game | None = None, state: Any = None) -> None:
     try:
         # The row the change left (sent with the signal) saves reading it again; a
         # task queued from it that a later change overtook does nothing (it names
@@ -194,7 +222,11 @@ def _handle(game_id: int, sequence: int, row: Game | None = None) -> None:
         table = table_id_of(game)
         seats = table_seats(table) if table is not None else []
         note_own_actions(game, counted=[seat for seat, _, count in seats if count])
-        dispatch(game, bots=bot_seats(game, handed=[seat for seat, bot, _ in seats if bot]))
+        dispatch(
+            game,
+            bots=bot_seats(game, handed=[seat for seat, bot, _ in seats if bot]),
+            state=state if row is not None else None,
+        )
     except (DatabaseError, BrokerError) as error:
         log.warning("game %s at %s: not queued (%s); the sweep sees it", game_id, sequence, error)
     except Exception:

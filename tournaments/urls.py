@@ -20,6 +20,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("me/", views.my_games, name="my-games"),
     path("me/client-seed", views.my_client_seed, name="my-client-seed"),
+    path("me/preferences", views.my_preferences, name="my-preferences"),
     path("tournaments/new", views.tournament_create, name="tournament-create"),
     path("tournaments/<int:tournament_id>/", views.tournament_detail, name="tournament"),
     path(

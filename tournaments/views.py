@@ -109,7 +109,11 @@ def series_text(series: Mapping[str, Any] | None) -> str:
         return ""
     kind, target = series.get("kind"), series.get("target")
     if kind == "first_to":
-        return f"first to {target} round win{'s' if target != 1 else ''}"
+        text = f"first to {target} round win{'s' if target != 1 else ''}"
+        limit = series.get("deal_limit")
+        if limit is None:
+            return text + ", no limit on deals"
+        return text + f", at most {limit} deals (then placed by round wins, equal wins share)"
     if kind == "losses":
         return f"{target} deal{'s' if target != 1 else ''}, fewest losses"
     if kind == "place_points":
@@ -557,10 +561,12 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
 def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     """One game as a spectator sees it, live while it runs; all cards once it is over."""
     game = _visible_game(request, game_id)
+    tournament = _tournament_of(game)
     context = {
         "game": game,
         "game_name": _game_name(game.kind),
-        "tournament": _tournament_of(game),
+        "tournament": tournament,
+        "series_text": series_text(tournament.series) if tournament else "",
         "drawn": _live_table(game),
         "log": _log(game, None),
         "my_seat": seat_of(request.user, game),
@@ -658,10 +664,13 @@ def _play_context(request: HttpRequest, game: Game, seat: int) -> dict[str, Any]
             .first()
         )
         next_game = later
+    tournament = _tournament_of(game)
     return {
         "game": game,
         "game_name": _game_name(game.kind),
-        "tournament": _tournament_of(game),
+        "tournament": tournament,
+        "series_text": series_text(tournament.series) if tournament else "",
+        "forced_for_me": _forced_for(game, seat),
         "drawn": drawn,
         "seat": seat,
         "choices": choices,
@@ -675,6 +684,14 @@ def _play_context(request: HttpRequest, game: Game, seat: int) -> dict[str, Any]
         "now": timezone.now(),
         **_context_numbers(game),
     }
+
+
+def _forced_for(game: Game, seat: int) -> bool:
+    """Whether the server is about to play ``seat``'s forced move."""
+    from tournaments.autoplay import next_forced_move
+
+    forced = next_forced_move(game)
+    return forced is not None and forced[0] == seat
 
 
 def _my_seat(request: HttpRequest, game: Game) -> int:
@@ -924,6 +941,8 @@ def my_games(request: HttpRequest) -> HttpResponse:
             "organised": organised,
             "next_deals": [seat.table for seat in next_deals],
             "client_seed": found.seed if found else "",
+            "play_forced_moves": services.plays_forced_moves(user),
+            "saved": request.GET.get("saved") == "1",
         },
     )
 
@@ -941,6 +960,19 @@ def my_client_seed(request: HttpRequest) -> HttpResponse:
     else:
         messages.success(request, "Your client seed is set: the decks dealt to you next mix it in.")
     return redirect("my-games")
+
+
+@login_required
+@require_POST
+def my_preferences(request: HttpRequest) -> HttpResponse:
+    """Turn on or off the server playing the person's forced moves."""
+    user = request.user
+    assert isinstance(user, User)  # login_required
+    try:
+        services.set_play_forced_moves(user, request.POST.get("play_forced_moves") == "on")
+    except services.ServiceError as error:
+        return HttpResponse(error.message, status=422, content_type="text/plain; charset=utf-8")
+    return redirect(reverse("my-games") + "?saved=1")
 
 
 # -- organisers -------------------------------------------------------------------------------

@@ -607,15 +607,19 @@ def _seat_list(seats: Sequence[int]) -> str:
 
 
 class GiveAndTakeHeuristicBot:
-    """Plays to run out first: capturing is a setback (it brings cards), so it avoids it.
+    """Plays never to run out later than anyone: captures go under its longer pile.
 
     * A capture goes under the pile with *more* face-down cards (left on a tie):
-      the shorter pile keeps shrinking, so the bot runs out sooner.  This is the
-      choice that matters most (docs/rules/give_and_take.md gives measurements).
+      every pile shrinks by one card a round, so its shorter pile runs out no
+      later than anyone's.  This is the choice that matters (docs/rules/
+      give_and_take.md gives measurements): with this bot at every seat all
+      players run out on the same round, and the most cards then ranks first,
+      so the cards a capture brings end up counting *for* the capturer.
     * An ace on its right pile is in its own right duet.  The neighbour's card is
       still hidden at declaration time, so the bot takes the value (1 or 14) with
       the *larger* expected difference over every card it cannot see (an unseen
-      ace counting 1 or 14 evenly): a large difference does not capture.
+      ace counting 1 or 14 evenly): a large difference does not capture (a rule
+      from when capturing was thought a setback; the ace values matter little).
     * An ace on its left pile is in its left neighbour's right duet: it takes the
       value with the *smaller* expected difference, so that the neighbour rather
       than itself is likely to capture.

@@ -240,6 +240,16 @@ class GiveAway(Game[GiveAwayState]):
         ]
         return plays or [{"type": "pass"}]
 
+    def forced_action(self, state: GiveAwayState, seat: int) -> Action | None:
+        """Every move is forced: the face-up card must be played if it fits, else a pass.
+
+        Which fitting foundation takes it cannot change the game (every fitting
+        foundation has the same top rank, and suits do not count), so the first
+        in canonical order stands for all.
+        """
+        legal = self.legal_actions(state, seat)
+        return dict(legal[0]) if legal else None
+
     def to_act(self, state: GiveAwayState) -> list[int]:
         return [] if state.over else [state.turn]
 

@@ -4,7 +4,10 @@ The seed is ``001_d3c6eb1bdf016f98.txt``; the open points are settled in
 CONVENTIONS.md and restated in ``docs/rules/old_maid.md``.
 
 * Every hand is a *fan* with an order: the order the cards were dealt, a drawn
-  card going to the end.
+  card going to the end.  Then, if the drawer still holds two or more cards,
+  their fan is shuffled: a chance node (:meth:`OldMaid.chance_draw`) whose
+  outcome is an ``arrange`` with ``chance=True``, so that no card's position
+  can be followed from the log (the seed: all cards "equally available").
 * After the deal every pair is discarded at once (public).  From three of a
   rank the card dealt first stays; four of a rank go entirely.  Players left
   with no cards are out at once (the first group of the result's ``out``).
@@ -54,7 +57,8 @@ class OldMaidState:
     ``hands`` are the fans in order; ``discards`` every discarded pair in the
     order it was discarded, the first ``opening`` of them from the opening
     discard; ``out`` the groups gone out so far; ``offerer``/``drawer`` the
-    current offer (``None`` once the game is over, when ``loser`` is set).
+    current offer (``None`` once the game is over, when ``loser`` is set);
+    ``shuffle_due`` the seat whose fan the server shuffles now (after its draw).
     """
 
     seats: int
@@ -66,6 +70,7 @@ class OldMaidState:
     offerer: int | None
     drawer: int | None
     loser: int | None
+    shuffle_due: int | None = None
 
 
 def canonical_order(fan: Sequence[Card]) -> list[Card]:
@@ -118,6 +123,7 @@ def _settle(
     opening: int,
     out: tuple[tuple[int, ...], ...],
     offerer: int | None,
+    shuffle_due: int | None = None,
 ) -> OldMaidState:
     """The state with the next offer (from ``offerer`` if set) or the loser when over."""
     active = [s for s in range(state_seats) if hands[s]]
@@ -128,7 +134,9 @@ def _settle(
     if offerer is None or not hands[offerer]:
         raise AssertionError("the offerer must hold cards")
     drawer = _next_active(hands, offerer)
-    return OldMaidState(state_seats, dealer, hands, discards, opening, out, offerer, drawer, None)
+    return OldMaidState(
+        state_seats, dealer, hands, discards, opening, out, offerer, drawer, None, shuffle_due
+    )
 
 
 class OldMaid(Game[OldMaidState]):
@@ -139,8 +147,9 @@ class OldMaid(Game[OldMaidState]):
     min_seats = 2
     max_seats = 6
     deck = old_maid_deck()
-    # No chance nodes (chance_outcomes is always None), but the server may
-    # shuffle a fan: that arrange is recorded with "chance": true.
+    # The shuffle after a draw is a chance node drawn by chance_draw (a fan's
+    # n! orders are not listed: chance_outcomes stays None); the server's
+    # shuffles are arranges recorded with "chance": true.
     chance = True
     simultaneous = False
     default_series = SeriesFormat("losses", 5)
@@ -202,6 +211,7 @@ class OldMaid(Game[OldMaidState]):
                 state.offerer,
                 state.drawer,
                 state.loser,
+                None if seat == state.shuffle_due else state.shuffle_due,
             )
         # A draw.
         offerer, drawer = state.offerer, state.drawer
@@ -225,7 +235,9 @@ class OldMaid(Game[OldMaidState]):
         gone = tuple(s for s in sorted((offerer, drawer)) if not fans[s])
         out = state.out + (gone,) if gone else state.out
         nxt = drawer if fans[drawer] else _next_active(fans, drawer)
-        return _settle(state.seats, state.dealer, fans, discards, state.opening, out, nxt)
+        # A fan of one card has one order: nothing to shuffle.
+        due = drawer if len(fans[drawer]) >= 2 else None
+        return _settle(state.seats, state.dealer, fans, discards, state.opening, out, nxt, due)
 
     def check(
         self, state: OldMaidState, seat: int, action: Mapping[str, Any], chance: bool
@@ -322,6 +334,19 @@ class OldMaid(Game[OldMaidState]):
             rng.shuffle(order)
             return {"type": "arrange", "order": order}, True
         return request, False
+
+    def chance_draw(self, state: OldMaidState, rng: random.Random) -> tuple[int, Action] | None:
+        """After a draw, the drawer's fan in an order drawn by ``rng`` (a chance ``arrange``).
+
+        A record from before this rule, with a draw and no shuffle after it,
+        still replays: the next draw or the seat's own arrange settles the node.
+        """
+        seat = state.shuffle_due
+        if seat is None or state.loser is not None:
+            return None
+        order = list(state.hands[seat])
+        rng.shuffle(order)
+        return seat, {"type": "arrange", "order": order}
 
     # -- who acts -----------------------------------------------------------
 

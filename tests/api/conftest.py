@@ -70,6 +70,9 @@ class Api:
     def post(self, path: str, body: Any = None, **kwargs: Any) -> tuple[int, Any, Any]:
         return self.call("POST", path, body, **kwargs)
 
+    def patch(self, path: str, body: Any = None, **kwargs: Any) -> tuple[int, Any, Any]:
+        return self.call("PATCH", path, body, **kwargs)
+
     def delete(self, path: str, **kwargs: Any) -> tuple[int, Any, Any]:
         return self.call("DELETE", path, **kwargs)
 

@@ -15,6 +15,14 @@ from typing import Any
 import django
 
 
+def _give_away_clicked_by(person: Any, club: Any, bots: list[Any]) -> dict[str, int]:
+    from tournaments import services
+
+    assert person.user is not None
+    services.set_play_forced_moves(person.user, False)
+    return _tournament(club, "Give Away night", "give_away", [person, *bots])
+
+
 def _tournament(
     club: Any, name: str, game: str, players: list[Any], series_target: int = 1
 ) -> dict[str, int]:
@@ -72,7 +80,8 @@ def seed(password: str) -> dict[str, Any]:
         ),
         # One person against two bots at Give Away, first to one round win (a drawn deal
         # is followed by another).
-        "bots": _tournament(club, "Give Away night", "give_away", [people["dan"], *bots]),
+        # Dan makes his own moves (they are all forced: the server would play them).
+        "bots": _give_away_clicked_by(people["dan"], club, bots),
         # Two people at Old Maid, moved by the tests of streams (one game per server kind).
         "duel_wsgi": _tournament(club, "Duel 1", "old_maid", [people["eli"], people["fay"]]),
         "duel_asgi": _tournament(club, "Duel 2", "old_maid", [people["eli"], people["fay"]]),

@@ -206,3 +206,30 @@ def test_players_of_another_club_cannot_be_registered(world: World, api: Api) ->
     )
     assert status == 422 and problem["field"] == "player"
     assert api.get("/api/v1/tournaments/999999/registrations")[0] == 404
+
+
+def test_a_give_away_deal_limit_is_set_explicitly_and_shown_in_the_api(
+    world: World, api: Api
+) -> None:
+    status, plain = create(api, world, game="give_away")
+    off = {"kind": "first_to", "target": 3, "points": None, "deal_limit": None}
+    assert status == 201 and plain["series"] == off
+    series = {"kind": "first_to", "target": 3, "deal_limit": 20}
+    status, limited = create(api, world, game="give_away", name="Bounded", series=series)
+    assert status == 201 and limited["series"] == series | {"points": None}
+    assert api.get(f"/api/v1/tournaments/{limited['id']}")[1]["series"] == limited["series"]
+
+
+@pytest.mark.parametrize(
+    ("game", "series"),
+    [
+        ("give_away", {"kind": "first_to", "target": 3, "deal_limit": 2}),
+        ("old_maid", {"kind": "losses", "target": 3, "deal_limit": 10}),
+    ],
+)
+def test_a_deal_limit_below_the_target_or_outside_first_to_is_refused(
+    world: World, api: Api, game: str, series: dict[str, Any]
+) -> None:
+    status, problem = create(api, world, game=game, series=series)
+    assert status == 422 and problem["field"] == "series" and "deal limit" in problem["detail"]
+    assert not Tournament.objects.exists()

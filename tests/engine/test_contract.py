@@ -9,7 +9,9 @@ test, made into hypothesis properties):
   it does not offer are refused;
 * every random legal game ends;
 * a record exported and imported again gives the identical state and result;
-* the view of a seat holds no card hidden from it.
+* the view of a seat holds no card hidden from it;
+* a forced action (the service may play it for the seat) is legal, and forced
+  only where the seat is waited for with nothing else to do (Give Away: always).
 """
 
 from __future__ import annotations
@@ -193,6 +195,27 @@ def _visible_to(game: Game[Any], state: Any, viewer: int | None) -> set[str]:
             continue
         secret |= _cards_in(value)
     return _ALL - secret
+
+
+@pytest.mark.parametrize(("game_id", "seats"), CASES)
+@PROPERTY
+@given(seed=st.integers(0, 2**32))
+def test_a_forced_action_is_a_waited_seats_legal_action_and_the_only_one_unless_all_are_alike(
+    game_id: str, seats: int, seed: int
+) -> None:
+    game, events = _played(game_id, seats, seed)
+    state = game.fold(events[:1])
+    for event in events[1:]:
+        for seat in range(seats):
+            forced = game.forced_action(state, seat)
+            legal = game.legal_actions(state, seat)
+            if forced is None:
+                assert game_id != "give_away" or seat not in game.waiting_for(state)
+                continue
+            assert seat in game.waiting_for(state) and forced in legal
+            assert len(legal) == 1 or game_id == "give_away"
+            game.decide(state, seat, forced)
+        state = game.evolve(state, event)
 
 
 def test_every_game_declares_its_metadata() -> None:

@@ -211,6 +211,64 @@ def test_a_drawn_card_without_a_pair_goes_to_the_end_of_the_fan() -> None:
     assert state.hands[2] == ("QH", "3S")
 
 
+def test_after_a_draw_the_drawers_fan_is_a_chance_node_shuffled_into_a_recorded_order() -> None:
+    events, state = seed_position()
+    assert GAME.chance_draw(state, random.Random(1)) is None
+    state = move(events, state, 0, {"type": "draw", "index": 2})
+    node = GAME.chance_draw(state, random.Random(1))
+    assert node is not None
+    seat, arrange = node
+    assert seat == 0 and arrange["type"] == "arrange"
+    assert sorted(arrange["order"]) == sorted(("9H", "QS", "2S", "4S"))
+    assert GAME.chance_outcomes(state) is None, "n! orders are drawn, not listed"
+    state = move(events, state, 0, arrange, chance=True)
+    assert events[-1]["chance"] is True and state.hands[0] == tuple(arrange["order"])
+    assert GAME.chance_draw(state, random.Random(1)) is None
+
+
+def test_a_drawer_left_with_fewer_than_two_cards_has_nothing_shuffled() -> None:
+    rng = random.Random(11)
+    seen = {"shuffled": 0, "not": 0}
+    for _ in range(30):
+        played = play_random(GAME, new_deal(GAME, 4, rng), rng)
+        state = GAME.fold(played.events[:1])
+        for event in played.events[1:]:
+            state = GAME.evolve(state, event)
+            if event["action"]["type"] != "draw":
+                continue
+            due = len(state.hands[event["seat"]]) >= 2 and state.loser is None
+            assert (GAME.chance_draw(state, rng) is not None) == due
+            seen["shuffled" if due else "not"] += 1
+    assert seen["shuffled"] and seen["not"]
+
+
+def test_a_record_from_before_the_shuffle_rule_still_replays() -> None:
+    events, state = seed_position()
+    state = move(events, state, 0, {"type": "draw", "index": 2})
+    assert GAME.chance_draw(state, random.Random(1)) is not None
+    # The next draw comes without the shuffle: accepted, and the node is settled.
+    state = move(events, state, state.drawer, {"type": "draw", "index": 0})  # type: ignore[arg-type]
+    assert state.shuffle_due in (None, 1)
+    assert GAME.fold(events) == state
+
+
+@pytest.mark.parametrize("level", ["random", "heuristic"])
+def test_simulated_games_shuffle_the_drawers_fan_after_every_draw(level: str) -> None:
+    rng = random.Random(7)
+    bots = [make_bot("old_maid", level) for _ in range(3)]
+    for _ in range(20):
+        played = play_bots(GAME, new_deal(GAME, 3, rng), bots, rng)
+        state = GAME.fold(played.events[:1])
+        for event, after in zip(played.events[1:], played.events[2:] + [None], strict=True):
+            state = GAME.evolve(state, event)
+            if event["action"]["type"] != "draw" or state.loser is not None:
+                continue
+            drawer = event["seat"]
+            if len(state.hands[drawer]) >= 2:
+                assert after is not None and after["chance"] is True
+                assert after["seat"] == drawer and after["action"]["type"] == "arrange"
+
+
 @pytest.mark.parametrize(
     ("seat", "action", "field"),
     [

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from engine.series import SeriesFormat, is_over, next_dealer, placings, scores
+import pytest
+
+from engine.series import SeriesFormat, SeriesKind, is_over, next_dealer, placings, scores
 
 
 def test_the_next_dealer_is_the_left_neighbour() -> None:
@@ -42,3 +44,31 @@ def test_a_custom_points_table_is_used() -> None:
 def test_a_series_format_round_trips_through_json() -> None:
     fmt = SeriesFormat("place_points", 3, points=(3.0, 1.0, 0.0))
     assert SeriesFormat.from_json(fmt.to_json()) == fmt
+
+
+def test_first_to_has_no_hidden_limit_on_the_number_of_deals() -> None:
+    fmt = SeriesFormat("first_to", 3)
+    draws = [{"winner": None, "deadlock": True}] * 500 + [{"winner": 0}, {"winner": 1}]
+    assert not is_over(fmt, draws, 3)
+    assert is_over(fmt, draws + [{"winner": 0}, {"winner": 0}], 3)
+
+
+def test_an_explicit_deal_limit_ends_the_series_and_places_it_by_round_wins() -> None:
+    fmt = SeriesFormat("first_to", 3, deal_limit=4)
+    results = [{"winner": 1}, {"winner": None, "deadlock": True}, {"winner": 2}]
+    assert not is_over(fmt, results, 3)
+    results.append({"winner": 1})
+    assert is_over(fmt, results, 3)
+    assert placings(fmt, results, 3) == [[1], [2], [0]]
+    assert SeriesFormat.from_json(fmt.to_json()) == fmt
+    assert fmt.to_json() == {"kind": "first_to", "target": 3, "deal_limit": 4}
+
+
+@pytest.mark.parametrize(
+    ("kind", "target", "limit"), [("first_to", 3, 2), ("first_to", 3, 0), ("losses", 3, 5)]
+)
+def test_a_deal_limit_is_refused_below_the_target_and_outside_first_to(
+    kind: SeriesKind, target: int, limit: int
+) -> None:
+    with pytest.raises(ValueError, match="deal limit"):
+        SeriesFormat(kind, target, deal_limit=limit)

@@ -51,6 +51,28 @@ def test_the_use_cases_refusal_shows_on_the_form_field_and_creates_nothing(world
     assert not Tournament.objects.exists()
 
 
+def test_an_organisers_deal_limit_is_kept_and_shown_with_how_the_match_is_placed(
+    world: World,
+) -> None:
+    _create(world, series_target=3, series_deal_limit=12)
+    tournament = Tournament.objects.get(name="Spring Cup")
+    assert tournament.series == {"kind": "first_to", "target": 3, "deal_limit": 12}
+    page = world.client(world.organiser).get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert "first to 3 round wins, at most 12 deals (then placed by round wins" in page
+    wrong = _create(
+        world, name="Old Maid night", game="old_maid", series_kind="losses", series_deal_limit=12
+    )
+    assert "A deal limit is for a first to N series" in wrong.content.decode()  # type: ignore[attr-defined]
+    assert not Tournament.objects.filter(name="Old Maid night").exists()
+
+
+def test_a_give_away_match_shows_it_has_no_deal_limit_by_default(world: World) -> None:
+    _create(world, series_target=3)
+    tournament = Tournament.objects.get(name="Spring Cup")
+    page = world.client(world.organiser).get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert "first to 3 round wins, no limit on deals" in page
+
+
 def test_only_organisers_of_the_club_may_organise(world: World) -> None:
     tournament = services.create_tournament(world.club, "Closed", "give_away", 1)
     ann = world.client(world.person)

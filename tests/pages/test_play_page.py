@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 
 from tests.pages.conftest import World
 from tournaments.api.permissions import seat_of
+from tournaments.autoplay import play_forced_move
 from tournaments.games import game_view
 from tournaments.models import Game
 
@@ -180,6 +181,52 @@ def test_login_page_logs_in_and_back_to_the_page_asked_for(world: World) -> None
     )
     assert answer.status_code == 302 and answer["Location"] == "/me/"
     assert "Log out" in client.get("/").content.decode()
+
+
+def test_the_play_page_shows_the_tables_series_and_its_deal_limit(
+    world: World, make_person_game: Callable[..., Game]
+) -> None:
+    game = make_person_game("old_maid")
+    page = world.client(world.person).get(f"/games/{game.pk}/play").content.decode()
+    assert "Series: 1 deal, fewest losses" in page
+    tournament = game.table.round.tournament  # type: ignore[union-attr]
+    tournament.series = {"kind": "first_to", "target": 3, "deal_limit": 9}
+    tournament.save()
+    page = world.client(world.person).get(f"/games/{game.pk}/play").content.decode()
+    assert "Series: first to 3 round wins, at most 9 deals (then placed by round wins" in page
+    watched = world.client(world.organiser).get(f"/games/{game.pk}/").content.decode()
+    assert "Series: first to 3 round wins, at most 9 deals (then placed by round wins" in watched
+
+
+def test_a_forced_move_is_announced_played_for_the_player_and_marked_in_the_log(
+    world: World, make_person_game: Callable[..., Game]
+) -> None:
+    game = make_person_game("give_away")
+    client = world.client(world.person)
+    page = client.get(f"/games/{game.pk}/play").content.decode()
+    assert "A forced move: it cannot change the game" in page
+    assert play_forced_move(game.pk, game.sequence) is not None
+    log = client.get(f"/games/{game.pk}/play").content.decode()
+    assert "automatic: a forced move" in log
+
+
+def test_a_player_turns_forced_moves_off_on_their_page_and_then_clicks(
+    world: World, make_person_game: Callable[..., Game]
+) -> None:
+    client = world.client(world.person)
+    assert 'name="play_forced_moves" checked' in client.get("/me/").content.decode()
+    answer = client.post("/me/preferences", {})
+    assert answer.status_code == 302
+    page = client.get(answer["Location"]).content.decode()
+    assert 'name="play_forced_moves" checked' not in page and "Saved." in page
+    world.player.refresh_from_db()
+    assert not world.player.play_forced_moves
+    game = make_person_game("give_away")
+    assert "A forced move" not in client.get(f"/games/{game.pk}/play").content.decode()
+    assert play_forced_move(game.pk, game.sequence) is None
+    client.post("/me/preferences", {"play_forced_moves": "on"})
+    world.player.refresh_from_db()
+    assert world.player.play_forced_moves
 
 
 def test_the_play_form_is_no_card_oracle_an_old_maid_draw_naming_a_card_is_refused_unread(

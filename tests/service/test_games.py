@@ -234,6 +234,32 @@ def test_an_old_maid_shuffle_request_becomes_a_secure_chance_arrange() -> None:
     assert result.events[0].cause_kind == "seat"
 
 
+def test_an_old_maid_draw_is_followed_by_a_shuffle_of_the_drawers_fan_in_the_same_append() -> None:
+    engine = get_game("old_maid")
+    game = service.create_game("old_maid", 2, dealer=0)
+    drawer = game.waiting_for[0]
+    offerer = 1 - drawer
+    before = service.game_view(game, drawer)["hand"]
+    result = service.submit_action(
+        game.pk, drawer, {"type": "draw", "index": 0}, expected_sequence=game.sequence
+    )
+    draw, *rest = result.events
+    hand = service.game_view(game.pk, drawer)["hand"]
+    assert engine.chance_draw(service.load_state(game.pk), random.Random(0)) is None
+    if len(hand) < 2:
+        assert rest == []
+        return
+    (shuffle,) = rest
+    assert shuffle.payload["chance"] is True and shuffle.payload["seat"] == drawer
+    assert (shuffle.cause_kind, shuffle.cause_id) == ("system", "chance")
+    assert sorted(shuffle.payload["action"]["order"]) == sorted(hand)
+    assert shuffle.payload["action"]["order"] == hand
+    assert len(hand) in (len(before) + 1, len(before) - 1)
+    # The other seat learns that the fan was shuffled, never its order.
+    seen = service.game_events(game.pk, offerer)[-1]["payload"]
+    assert seen["redacted"] == ["order"] and "order" not in seen["action"]
+
+
 def test_a_timeout_acts_for_the_waited_seat_once_its_time_is_up() -> None:
     game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck(), turn_seconds=30)
     with pytest.raises(IllegalAction, match="runs until"):
@@ -348,7 +374,8 @@ def test_events_hide_the_deck_the_seed_and_other_seats_cards_while_running() -> 
             "commitment": game.commitment,
         }
         assert secret not in repr(shown)
-        last = shown[-1]["payload"]
+        # The draw (a shuffle of the drawer's fan may follow it).
+        last = next(e for e in shown if e["sequence"] == draw.sequence)["payload"]
         if viewer == drawer:
             assert last["action"]["card"] == draw.payload["action"]["card"]
         else:

@@ -30,7 +30,7 @@ from tests.workers.tables import (
     seat_of,
     tournament,
 )
-from tournaments import clock, tasks
+from tournaments import clock, services, tasks
 from tournaments import games as service
 from tournaments.autoplay import bot_seats, run_bots
 from tournaments.models import Game, Round, TableSeat, Tournament
@@ -332,6 +332,9 @@ def test_a_tournament_of_bots_plays_all_its_rounds_once_begun(eager: None) -> No
 @pytest.mark.django_db(transaction=True)
 def test_a_tournament_with_a_person_does_not_start_rounds_on_its_own(eager: None) -> None:
     night, players = tournament("give_away", people=1, bots=["random", "random"], rounds=2)
+    person_user = players["person 0"].user
+    assert person_user is not None
+    services.set_play_forced_moves(person_user, False)  # the person plays until handed over
     begin_next_round(night)
     game = running_game(night)
     person = seat_of(game, players["person 0"])

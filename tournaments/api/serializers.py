@@ -175,6 +175,14 @@ class MeSerializer(serializers.Serializer[Any]):
     players = PlayerSerializer(many=True)
     organiser_of = serializers.ListField(child=serializers.IntegerField())
     superuser = serializers.BooleanField()
+    play_forced_moves = serializers.BooleanField(
+        help_text="Whether the server plays your forced moves for you (moves that cannot change"
+        " the game: every Give Away move, a seat with one legal action). Change it with PATCH."
+    )
+
+
+class PreferencesSerializer(serializers.Serializer[Any]):
+    play_forced_moves = serializers.BooleanField()
 
 
 # -- tournaments -----------------------------------------------------------------------------------
@@ -185,6 +193,14 @@ class SeriesSerializer(serializers.Serializer[Any]):
     target = serializers.IntegerField(min_value=1)
     points = serializers.ListField(
         child=serializers.FloatField(), required=False, allow_null=True, min_length=1
+    )
+    deal_limit = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        allow_null=True,
+        help_text="first_to only, off (absent or null) by default: the most deals a table's"
+        " series may last. A series that reaches it ends there and is placed by round wins"
+        " so far, equal wins sharing a place.",
     )
 
 

@@ -65,6 +65,7 @@ from tournaments.api.serializers import (
     PlayerLoginSerializer,
     PlayerRefSerializer,
     PlayerSerializer,
+    PreferencesSerializer,
     ProblemTypeSerializer,
     RatingSerializer,
     RecordCheckSerializer,
@@ -315,8 +316,22 @@ class MeView(APIView):
                 "players": PlayerSerializer(Player.objects.filter(user=user), many=True).data,
                 "organiser_of": organised,
                 "superuser": bool(user.is_superuser),
+                "play_forced_moves": services.plays_forced_moves(user),
             }
         )
+
+    @extend_schema(
+        summary="Your preferences: whether the server plays your forced moves",
+        request=PreferencesSerializer,
+        responses=PreferencesSerializer,
+        tags=["tokens"],
+    )
+    def patch(self, request: Request) -> Response:
+        user = signed_in(request)
+        body = PreferencesSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        on = services.set_play_forced_moves(user, body.validated_data["play_forced_moves"])
+        return Response({"play_forced_moves": on})
 
 
 # -- clubs and players -----------------------------------------------------------------------------

@@ -412,6 +412,8 @@ def describe(
         text = format_html('{} <span class="tag warn">time ran out</span>', text)
     elif how == "bot":
         text = format_html('{} <span class="tag">bot</span>', text)
+    elif how == "seat" and (cause or {}).get("id") == "forced":
+        text = format_html('{} <span class="tag">automatic: a forced move</span>', text)
     return text
 
 

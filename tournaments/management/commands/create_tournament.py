@@ -2,16 +2,19 @@
 
 Options: ``--series KIND:TARGET[:P1,P2,…]`` (``first_to:3``, ``losses:2``,
 ``place_points:3`` or ``place_points:3:3,2,1,0``; default the game's),
+``--deal-limit M`` (a ``first_to`` series only: at most M deals, then placed by wins),
 ``--table-min``, ``--table-max``, ``--table-preferred``, ``--seating
 mixing|swiss``, ``--turn-seconds``, ``--timeouts-to-bot``, ``--duplicate-deals``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from engine.registry import get_game
 from engine.series import SeriesFormat
 from tournaments.models import Club
 from tournaments.services import ServiceError, create_tournament
@@ -32,6 +35,15 @@ def parse_series(text: str) -> SeriesFormat:
         ) from None
 
 
+def with_deal_limit(series: SeriesFormat | None, game: str, limit: int) -> SeriesFormat:
+    """``series`` (default: the game's) with the organiser's deal limit."""
+    try:
+        base = series or get_game(game).default_series
+        return dataclasses.replace(base, deal_limit=limit)
+    except (KeyError, ValueError) as error:
+        raise CommandError(f"--deal-limit {limit}: {error}") from None
+
+
 class Command(BaseCommand):
     help = "Create a tournament: game, rounds, series, table sizes, seating, clock, duplicates."
 
@@ -41,6 +53,9 @@ class Command(BaseCommand):
         parser.add_argument("--game", required=True, help="give_away, old_maid, bhabhi, …")
         parser.add_argument("--rounds", type=int, required=True)
         parser.add_argument("--series", default=None, help="e.g. losses:2 (default: the game's)")
+        parser.add_argument(
+            "--deal-limit", type=int, default=None, help="first_to only (default: no limit)"
+        )
         parser.add_argument("--table-min", type=int, default=None)
         parser.add_argument("--table-max", type=int, default=None)
         parser.add_argument("--table-preferred", type=int, default=None)
@@ -57,6 +72,8 @@ class Command(BaseCommand):
                 f"there is no club {opts['club']!r} (clubs: {known}); add one in the admin"
             )
         series = parse_series(opts["series"]) if opts["series"] else None
+        if opts["deal_limit"] is not None:
+            series = with_deal_limit(series, opts["game"], opts["deal_limit"])
         try:
             tournament = create_tournament(
                 club,
@@ -77,7 +94,9 @@ class Command(BaseCommand):
         fmt = tournament.series
         self.stdout.write(
             f"created tournament {tournament.pk}: {tournament.name} ({tournament.game},"
-            f" {tournament.rounds} rounds, series {fmt['kind']}:{fmt['target']}, tables"
+            f" {tournament.rounds} rounds, series {fmt['kind']}:{fmt['target']}"
+            + (f" at most {fmt['deal_limit']} deals" if fmt.get("deal_limit") else "")
+            + ", tables"
             f" {tournament.table_min}–{tournament.table_max}"
             + (f" preferring {tournament.table_preferred}" if tournament.table_preferred else "")
             + f", {tournament.seating_mode} seating"
