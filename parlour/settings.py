@@ -1,7 +1,7 @@
 """Parlour's one settings module, driven by environment variables.
 
 With no configuration Parlour runs embedded: SQLite under ``var/`` and a Celery
-broker on the filesystem under ``var/``, so ``make run`` needs no server.
+broker on another SQLite file under ``var/``, so ``make run`` needs no server.
 Production sets ``DATABASE_URL`` (PostgreSQL), ``CELERY_BROKER_URL`` and
 ``REDIS_URL`` (Redis), ``DEBUG=false`` and a ``SECRET_KEY``.  Every value is read
 by a strict helper from :mod:`parlour.env`: a bad one stops start-up with a
@@ -207,22 +207,14 @@ LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 
 # -- Celery -------------------------------------------------------------------
-# Embedded default: kombu's filesystem transport under var/, no server needed.
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
-_BROKER_DIR = VAR_DIR / "broker"
-if CELERY_BROKER_URL.startswith("filesystem://"):
-    for sub in ("queue", "processed", "control"):
-        (_BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
-        "data_folder_in": str(_BROKER_DIR / "queue"),
-        "data_folder_out": str(_BROKER_DIR / "queue"),
-        "processed_folder": str(_BROKER_DIR / "processed"),
-        "control_folder": str(_BROKER_DIR / "control"),
-        "store_processed": False,
-        # The folder is polled: every 0.1 s (not kombu's 1 s), or a game of
-        # bots would make one move a second.
-        "polling_interval": 0.1,
-    }
+# Embedded default (issue 16): kombu's SQLAlchemy transport on a SQLite file under
+# var/, no server needed; a sqla+sqlite:// URL gets parlour.broker's tuning of it
+# (WAL, a busy timeout, polled every 0.1 s, taken rows deleted: docs/workers.md).
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", f"sqla+sqlite:///{VAR_DIR / 'broker.sqlite3'}")
+if CELERY_BROKER_URL.startswith("sqla+sqlite:"):
+    CELERY_BROKER_URL = CELERY_BROKER_URL.removeprefix("sqla+")
+    CELERY_BROKER_TRANSPORT = "parlour.broker:Transport"
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}
 else:
     # Redis: a message taken but not acknowledged (acks late) goes back to the
     # queue after this many seconds if its worker vanished.  It must be longer
