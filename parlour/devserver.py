@@ -150,9 +150,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, _stop)
     port = os.environ.get("PORT", "8000")
     python = sys.executable
-    web = Child(
-        "web server", [python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
-    )
+    web = Child("web server", [python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"])
     worker = Child(
         "worker",
         [
