@@ -149,6 +149,8 @@ def main() -> int:
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
     port = os.environ.get("PORT", "8000")
+    # The children inherit it: beat keeps a demo bot tournament playing.
+    os.environ.setdefault("PARLOUR_DEMO_LIVE", "true")
     python = sys.executable
     web = Child("web server", [python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"])
     worker = Child(

@@ -266,6 +266,8 @@ PARLOUR_SWEEP_SECONDS = env_float("PARLOUR_SWEEP_SECONDS", 1.0, minimum=0.1)
 #: A bot to act in a game where nothing happened for this long (beyond the think
 #: delay) has lost its task: the sweep queues its move again.
 PARLOUR_BOT_STALL_SECONDS = env_float("PARLOUR_BOT_STALL_SECONDS", 5.0, minimum=0.5)
+#: Keep a demo bot tournament always playing (make run sets it: tournaments/demo.py).
+PARLOUR_DEMO_LIVE = env_bool("PARLOUR_DEMO_LIVE", False)
 #: Largest request body accepted, in bytes.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("PARLOUR_MAX_BODY_BYTES", 1_000_000, minimum=1024)
 
