@@ -323,6 +323,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Ids in paths (tournaments/converters.py) are integers, as with <int:…>.
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer"}},
     "ENUM_NAME_OVERRIDES": {
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
         "RoundStatusEnum": "tournaments.models.Round.Status",
