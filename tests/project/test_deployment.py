@@ -14,12 +14,26 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 
 
-def test_compose_has_the_four_services_each_with_a_health_check() -> None:
+def test_compose_has_the_five_services_each_with_a_health_check_or_beats_restart() -> None:
     services = COMPOSE["services"]
-    assert set(services) == {"postgres", "redis", "web", "worker"}
+    assert set(services) == {"postgres", "redis", "web", "worker", "beat"}
     for name, service in services.items():
+        if name == "beat":  # no ping for beat: compose restarts it if it exits
+            continue
         assert "healthcheck" in service, name
         assert service["healthcheck"]["test"], name
+
+
+def test_every_long_running_service_is_restarted_if_it_exits() -> None:
+    for name, service in COMPOSE["services"].items():
+        assert service.get("restart") == "unless-stopped", name
+
+
+def test_one_beat_of_its_own_and_no_worker_embeds_one() -> None:
+    services = COMPOSE["services"]
+    assert services["beat"]["command"][:4] == ["celery", "-A", "parlour", "beat"]
+    for name, service in services.items():
+        assert "--beat" not in " ".join(service.get("command") or []), name
 
 
 def test_web_and_worker_wait_for_healthy_postgres_and_redis() -> None:
