@@ -4,7 +4,7 @@
 :func:`tournaments.tasks.keep_demo_live` every ``parlour.celery.DEMO_CHECK_SECONDS``
 (5 s), which calls
 :func:`keep_demo_live`.  A new demo tournament begins as soon as every running
-one has reached its last round, so the next is under way before the last ends
+one has reached its second-to-last round, so the next is under way before the last ends
 and the home page never shows an evening with nothing being played.  The games
 take turns (Bhabhi, Old Maid, Give Away, Give & Take).
 """
@@ -24,14 +24,16 @@ DEMO_GAMES = ("bhabhi", "old_maid", "give_away", "give_and_take")
 DEMO_ROUNDS = 3
 
 
-def _in_last_round(tournament: Tournament) -> bool:
+def _near_its_end(tournament: Tournament) -> bool:
+    # From its second-to-last round: at no think delay a round of bots can be
+    # shorter than beat's check, so waiting for the last round left gaps.
     last = Round.objects.filter(tournament=tournament).order_by("number").last()
-    return last is not None and last.number >= tournament.rounds
+    return last is not None and last.number >= tournament.rounds - 1
 
 
 def keep_demo_live() -> Tournament | None:
     """Begin the next demo tournament of bots if every running one of the demo club is
-    in its last round (or none runs); return it, or ``None`` (nothing to do, or no
+    in its last two rounds (or none runs); return it, or ``None`` (nothing to do, or no
     demo club: ``load_demo`` was not run).  One transaction, the club's row locked:
     two calls at once begin one tournament."""
     from tournaments.services import begin_round, create_tournament, register, start_round
@@ -41,7 +43,7 @@ def keep_demo_live() -> Tournament | None:
         if club is None:
             return None
         running = Tournament.objects.filter(club=club, status=Tournament.Status.RUNNING)
-        if not all(_in_last_round(t) for t in running):
+        if not all(_near_its_end(t) for t in running):
             return None
         bots = list(Player.objects.filter(club=club).exclude(bot_level="").order_by("id"))
         count = Tournament.objects.filter(club=club, name__startswith="Demo live ").count()

@@ -16,12 +16,12 @@ from tournaments.services import begin_round, start_round
 pytestmark = pytest.mark.django_db
 
 
-def play_to_last_round(tournament: Tournament) -> None:
-    """Play rounds until the last one is being played (not finished)."""
+def play_to_round(tournament: Tournament, number: int) -> None:
+    """Play rounds until round ``number`` is being played (not finished)."""
     while True:
         last = Round.objects.filter(tournament=tournament).order_by("number").last()
         assert last is not None
-        if last.number == tournament.rounds:
+        if last.number == number:
             return
         run_all_bots(tournament)
         begin_round(start_round(tournament, auto_check_in=True))
@@ -32,13 +32,13 @@ def test_without_the_demo_club_nothing_is_started() -> None:
     assert not Tournament.objects.exists()
 
 
-def test_a_new_demo_tournament_begins_when_the_running_one_reaches_its_last_round() -> None:
+def test_the_next_demo_begins_when_the_running_one_reaches_its_second_to_last_round() -> None:
     call_command("load_demo", stdout=io.StringIO())
     night = Tournament.objects.get(name="Demo Bhabhi Night")
     assert keep_demo_live() is None  # round 1 of 3 is playing: not yet
-    play_to_last_round(night)
+    play_to_round(night, night.rounds - 1)
     night.refresh_from_db()
-    assert night.status == Tournament.Status.RUNNING  # its last round is still playing
+    assert night.status == Tournament.Status.RUNNING  # two rounds still to play
     following = keep_demo_live()
     assert following is not None
     assert following.name == "Demo live 1: Bhabhi / Getaway" and following.game == "bhabhi"
