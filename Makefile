@@ -23,7 +23,7 @@ run: install
 ## make test: lint, type-check, then every test (PostgreSQL/Redis tests skip with a reason
 ## when those servers are missing, except under CI=true where that is a failure).
 ## Tests publish Celery tasks as a side effect of moves: unless CI points the broker
-## at Redis, they go to an in-memory broker, never into make run's var/broker queue.
+## at Redis, they go to an in-memory broker, never into make run's var/broker.sqlite3.
 test: install lint chromium
 	PARLOUR_TEST_BOTH_BACKENDS=1 CELERY_BROKER_URL=$${CELERY_BROKER_URL:-memory://} \
 		$(BIN)/python -m pytest

@@ -12,9 +12,18 @@ import socket
 from collections.abc import Iterator
 from urllib.parse import urlparse
 
+import hypothesis
 import pytest
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+# Hypothesis (the fuzzers, schemathesis, the property tests) draws its examples
+# from a seed fixed by each test's name, and keeps no database of past failures:
+# make test runs the same examples every time.  PARLOUR_FUZZ_RANDOM=1 draws new
+# ones (and keeps failures in .hypothesis/), to look further (README, "Tests").
+if os.environ.get("PARLOUR_FUZZ_RANDOM", "") not in ("1", "true"):
+    hypothesis.settings.register_profile("parlour-fixed", derandomize=True, database=None)
+    hypothesis.settings.load_profile("parlour-fixed")
 
 
 def _answers(url: str, default_port: int) -> bool:

@@ -2,7 +2,9 @@
 
 Beat runs one periodic task, the sweep (:func:`tournaments.tasks.sweep`), every
 ``PARLOUR_SWEEP_SECONDS``: it applies turn deadlines that passed and queues
-again the move of a bot whose task was lost (docs/workers.md).
+again the move of a bot whose task was lost (docs/workers.md).  With
+``PARLOUR_DEMO_LIVE`` (``make run``) it also keeps the demo live
+(:func:`tournaments.tasks.keep_demo_live`, tournaments/demo.py).
 """
 
 import os
@@ -18,6 +20,9 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 SWEEP_TASK = "tournaments.tasks.sweep"
+DEMO_TASK = "tournaments.tasks.keep_demo_live"
+#: How often beat checks whether the next demo tournament is due (tournaments/demo.py).
+DEMO_CHECK_SECONDS = 5.0
 
 
 @task_prerun.connect  # type: ignore[untyped-decorator]
@@ -52,3 +57,11 @@ def schedule_sweep(sender: Celery, **kwargs: Any) -> None:
         # does the same work (a backlog of sweeps is useless).
         expires=max(5 * every, 5.0),
     )
+    if settings.PARLOUR_DEMO_LIVE:
+        # (tournaments.demo cannot be imported here: Django's apps are not ready yet)
+        sender.add_periodic_task(
+            DEMO_CHECK_SECONDS,
+            sender.signature(DEMO_TASK),
+            name="the live demo: a bot tournament always playing",
+            expires=2 * DEMO_CHECK_SECONDS,
+        )

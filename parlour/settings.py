@@ -1,7 +1,7 @@
 """Parlour's one settings module, driven by environment variables.
 
 With no configuration Parlour runs embedded: SQLite under ``var/`` and a Celery
-broker on the filesystem under ``var/``, so ``make run`` needs no server.
+broker on another SQLite file under ``var/``, so ``make run`` needs no server.
 Production sets ``DATABASE_URL`` (PostgreSQL), ``CELERY_BROKER_URL`` and
 ``REDIS_URL`` (Redis), ``DEBUG=false`` and a ``SECRET_KEY``.  Every value is read
 by a strict helper from :mod:`parlour.env`: a bad one stops start-up with a
@@ -266,22 +266,14 @@ LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 
 # -- Celery -------------------------------------------------------------------
-# Embedded default: kombu's filesystem transport under var/, no server needed.
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
-_BROKER_DIR = VAR_DIR / "broker"
-if CELERY_BROKER_URL.startswith("filesystem://"):
-    for sub in ("queue", "processed", "control"):
-        (_BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
-        "data_folder_in": str(_BROKER_DIR / "queue"),
-        "data_folder_out": str(_BROKER_DIR / "queue"),
-        "processed_folder": str(_BROKER_DIR / "processed"),
-        "control_folder": str(_BROKER_DIR / "control"),
-        "store_processed": False,
-        # The folder is polled: every 0.1 s (not kombu's 1 s), or a game of
-        # bots would make one move a second.
-        "polling_interval": 0.1,
-    }
+# Embedded default (issue 16): kombu's SQLAlchemy transport on a SQLite file under
+# var/, no server needed; a sqla+sqlite:// URL gets parlour.broker's tuning of it
+# (WAL, a busy timeout, polled every 0.1 s, taken rows deleted: docs/workers.md).
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", f"sqla+sqlite:///{VAR_DIR / 'broker.sqlite3'}")
+if CELERY_BROKER_URL.startswith("sqla+sqlite:"):
+    CELERY_BROKER_URL = CELERY_BROKER_URL.removeprefix("sqla+")
+    CELERY_BROKER_TRANSPORT = "parlour.broker:Transport"
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}
 else:
     # Redis: a message taken but not acknowledged (acks late) goes back to the
     # queue after this many seconds if its worker vanished.  It must be longer
@@ -335,6 +327,8 @@ PARLOUR_SWEEP_SECONDS = env_float("PARLOUR_SWEEP_SECONDS", 1.0, minimum=0.1)
 #: A bot to act in a game where nothing happened for this long (beyond the think
 #: delay) has lost its task: the sweep queues its move again.
 PARLOUR_BOT_STALL_SECONDS = env_float("PARLOUR_BOT_STALL_SECONDS", 5.0, minimum=0.5)
+#: Keep a demo bot tournament always playing (make run sets it: tournaments/demo.py).
+PARLOUR_DEMO_LIVE = env_bool("PARLOUR_DEMO_LIVE", False)
 #: Largest request body accepted, in bytes.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("PARLOUR_MAX_BODY_BYTES", 1_000_000, minimum=1024)
 
@@ -404,6 +398,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Ids in paths (tournaments/converters.py) are integers, as with <int:…>.
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer"}},
     "ENUM_NAME_OVERRIDES": {
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
         "RoundStatusEnum": "tournaments.models.Round.Status",

@@ -118,6 +118,15 @@ def sweep() -> dict[str, Any]:
     return run_sweep().as_dict()
 
 
+@shared_task(**RETRY)
+def keep_demo_live() -> int | None:
+    """Begin the next demo tournament when it is due (beat, with ``PARLOUR_DEMO_LIVE``)."""
+    from tournaments.demo import keep_demo_live as keep
+
+    tournament = keep()
+    return None if tournament is None else tournament.pk
+
+
 # -- queueing after a commit ------------------------------------------------------------
 
 

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from tournaments import views
+from tournaments import converters, views  # noqa: F401 (converters: registers <id:…>)
 from tournaments.logins import ThrottledAuthenticationForm
 
 urlpatterns = [
@@ -22,22 +22,22 @@ urlpatterns = [
     path("me/client-seed", views.my_client_seed, name="my-client-seed"),
     path("me/preferences", views.my_preferences, name="my-preferences"),
     path("tournaments/new", views.tournament_create, name="tournament-create"),
-    path("tournaments/<int:tournament_id>/", views.tournament_detail, name="tournament"),
+    path("tournaments/<id:tournament_id>/", views.tournament_detail, name="tournament"),
     path(
-        "tournaments/<int:tournament_id>/manage",
+        "tournaments/<id:tournament_id>/manage",
         views.tournament_manage,
         name="tournament-manage",
     ),
     path(
-        "tournaments/<int:tournament_id>/manage/<slug:command>",
+        "tournaments/<id:tournament_id>/manage/<slug:command>",
         views.tournament_command,
         name="tournament-command",
     ),
-    path("tables/<int:table_id>/", views.table_detail, name="table"),
-    path("games/<int:game_id>/", views.game_detail, name="game"),
-    path("games/<int:game_id>/replay", views.game_replay, name="game-replay"),
-    path("games/<int:game_id>/play", views.game_play, name="game-play"),
-    path("games/<int:game_id>/act", views.game_act, name="game-act"),
-    path("games/<int:game_id>/take-back", views.take_back_seat, name="game-take-back"),
-    path("players/<int:player_id>/", views.player_detail, name="player"),
+    path("tables/<id:table_id>/", views.table_detail, name="table"),
+    path("games/<id:game_id>/", views.game_detail, name="game"),
+    path("games/<id:game_id>/replay", views.game_replay, name="game-replay"),
+    path("games/<id:game_id>/play", views.game_play, name="game-play"),
+    path("games/<id:game_id>/act", views.game_act, name="game-act"),
+    path("games/<id:game_id>/take-back", views.take_back_seat, name="game-take-back"),
+    path("players/<id:player_id>/", views.player_detail, name="player"),
 ]

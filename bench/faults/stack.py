@@ -332,6 +332,20 @@ class Stack:
                 raise SystemExit(f"worker {name} did not start:\n" + process.tail())
             time.sleep(0.1)
 
+    def start_beat(self) -> Process:
+        """``celery -A parlour beat`` on its own, as docker-compose runs it (one beat)."""
+        args = [PYTHON, "-m", "celery", "-A", "parlour", "beat", "--loglevel=INFO"]
+        args.append(f"--schedule={self.folder / 'beat-schedule'}")
+        process = self._process("beat", args, self.env | {"LOG_LEVEL": "INFO"})
+        deadline = time.monotonic() + 60
+        while True:
+            text = process.log.read_text(errors="replace") if process.log.exists() else ""
+            if "beat: Starting..." in text:
+                return process
+            if not process.alive() or time.monotonic() > deadline:
+                raise SystemExit("beat did not start:\n" + process.tail())
+            time.sleep(0.1)
+
     def restart(self, process: Process) -> None:
         """Start a stopped or killed process again with the same command."""
         process.start()
@@ -878,6 +892,8 @@ class FaultRun:
     stack: Stack
     workers: list[Process]
     notes: list[str] = field(default_factory=list)
+    #: Seconds a restarted service stays down (``--outage``).
+    outage: float = 2.0
 
     def note(self, text: str) -> None:
         stamp = time.strftime("%H:%M:%S")
@@ -897,8 +913,10 @@ def run_fault(
     The workload: a two-round Bhabhi tournament of 12 bots (tables of four, three
     deals a table) played by the workers alone, and 6 Old Maid tables of a person
     and a bot (six deals each) whose people play through the API on
-    ``gunicorn`` with uvicorn workers.  Two workers run (``worker-a`` with beat,
-    ``worker-b``), the sweep every 0.5 s, a stalled bot requeued after 1 s.
+    ``gunicorn`` with uvicorn workers.  Two workers run (``worker-a``,
+    ``worker-b``) and beat on its own, as docker-compose runs them; the sweep
+    every 0.5 s, a stalled bot requeued after 1 s.  Each of them must still be
+    running at the end.
     ``inject`` runs in a thread from the start.  When every person's table is
     done, the run waits for every game and both tournaments to finish, then checks
     the store (:func:`check_store`) and prints a pass/fail summary.
@@ -912,6 +930,9 @@ def run_fault(
     parser.add_argument("--tables", type=int, default=6, help="people's tables")
     parser.add_argument("--keep", action="store_true", help="keep the database")
     parser.add_argument(
+        "--outage", type=float, default=2.0, help="seconds a restarted service stays down"
+    )
+    parser.add_argument(
         "--yes",
         action="store_true",
         help="confirm: this run restarts a shared service (Redis or PostgreSQL)",
@@ -924,7 +945,8 @@ def run_fault(
         )
         return 2
     with Stack(
-        f"parlour_fault_{name}",
+        # The process id: two people's runs on one server never drop each other's database.
+        f"parlour_fault_{name}_{os.getpid()}",
         pg_url=args.url,
         redis_url=args.redis,
         cache_db=6,
@@ -934,11 +956,12 @@ def run_fault(
         stall_seconds=1.0,
     ) as stack:
         workers = [
-            stack.start_worker("worker-a", beat=True),
+            stack.start_worker("worker-a", beat=False),
             stack.start_worker("worker-b", beat=False),
+            stack.start_beat(),
         ]
         stack.start_web(2, "asgi")
-        run = FaultRun(stack, workers)
+        run = FaultRun(stack, workers, outage=args.outage)
         bots = bot_tournament(name, 12, "bhabhi", rounds=2, size=4, deals=3)
         people, seats = person_tables(name, args.tables, deals=6)
         run.note(f"started: {len(seats)} people's tables and a tournament of 12 bots")
@@ -983,7 +1006,14 @@ def run_fault(
         )
         if failed:
             checks.append(Check("the fault was injected", False, repr(failed[0])))
-        for process in stack.processes:
-            if not process.alive() and process in workers:
-                run.note(f"{process.name} is not running at the end: {process.tail(5)}")
+        dead = [process for process in workers if not process.alive()]
+        for process in dead:
+            run.note(f"{process.name} is not running at the end: {process.tail(5)}")
+        checks.append(
+            Check(
+                "the workers and beat are still running",
+                not dead,
+                ", ".join(f"{p.name} {'stopped' if p in dead else 'running'}" for p in workers),
+            )
+        )
         return report(f"fault run: {name}", checks, run.notes)

@@ -100,8 +100,8 @@ def app_env() -> Iterator[dict[str, str]]:
             "DJANGO_SETTINGS_MODULE": "parlour.settings",
             "PARLOUR_VAR_DIR": str(folder),
             "DEBUG": "true",
-            # Tasks the app queues go to a folder nobody reads: the helper plays the bots.
-            "CELERY_BROKER_URL": "filesystem://",
+            # Tasks the app queues stay in the server's memory: the helper plays the bots.
+            "CELERY_BROKER_URL": "memory://",
             "CELERY_TASK_ALWAYS_EAGER": "false",
             "PARLOUR_STREAM_POLL_SECONDS": "0.05",
             "PARLOUR_STREAM_SECONDS": "120",

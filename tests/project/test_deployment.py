@@ -17,14 +17,30 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 
 
-def test_compose_has_the_four_services_each_with_a_health_check_and_a_migrate_step() -> None:
+def test_compose_has_its_services_each_with_a_health_check_but_the_one_offs() -> None:
     services = COMPOSE["services"]
-    assert set(services) == {"postgres", "redis", "migrate", "web", "worker"}
+    assert set(services) == {"postgres", "redis", "migrate", "web", "worker", "beat"}
     for name, service in services.items():
-        if name == "migrate":  # a one-off: it runs and exits
+        # migrate runs once and exits; beat has no ping: compose restarts it if it exits.
+        if name in ("migrate", "beat"):
             continue
         assert "healthcheck" in service, name
         assert service["healthcheck"]["test"], name
+
+
+def test_every_long_running_service_is_restarted_if_it_exits() -> None:
+    for name, service in COMPOSE["services"].items():
+        if name == "migrate":  # a one-off: restarting it would run it again and again
+            assert service.get("restart") == "no", name
+            continue
+        assert service.get("restart") == "unless-stopped", name
+
+
+def test_one_beat_of_its_own_and_no_worker_embeds_one() -> None:
+    services = COMPOSE["services"]
+    assert services["beat"]["command"][:4] == ["celery", "-A", "parlour", "beat"]
+    for name, service in services.items():
+        assert "--beat" not in " ".join(service.get("command") or []), name
 
 
 def test_web_and_worker_wait_for_the_migrations_and_healthy_postgres_and_redis() -> None:

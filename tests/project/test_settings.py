@@ -81,4 +81,4 @@ def test_the_default_database_is_a_sqlite_file_under_var() -> None:
     )
     name, broker = run.stdout.split()
     assert name == str(ROOT / "var" / "parlour.sqlite3")
-    assert broker == "filesystem://"
+    assert broker == "sqlite:///" + str(ROOT / "var" / "broker.sqlite3")

@@ -1,12 +1,14 @@
 """Problem documents for what happens around the API's views.
 
-:class:`ApiProblemMiddleware` acts on ``/api/`` paths only:
+:class:`ApiProblemMiddleware` acts on ``/api/`` paths (and answers pages' 503s):
 
 * a body announced larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is refused
   with a 413 problem before any view reads it (and a ``Content-Length`` that is
   not a number with a 400 problem);
 * an exception escaping a view (a bug) is logged and answered with a 500
-  problem document, also with ``DEBUG`` on, never an HTML page.
+  problem document, also with ``DEBUG`` on, never an HTML page;
+* a database or Redis that ran out or is down is a 503 (``Retry-After``): a
+  problem under ``/api/``, the page ``503.html`` elsewhere.
 """
 
 from __future__ import annotations
@@ -16,7 +18,13 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from tournaments.api.problems import exception_response, is_api, problem_response
+from tournaments.api.problems import (
+    exception_response,
+    is_api,
+    problem_response,
+    unavailable_page,
+    unavailable_reason,
+)
 
 
 class ApiProblemMiddleware:
@@ -55,5 +63,9 @@ class ApiProblemMiddleware:
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not is_api(request):
+            # A page whose database or Redis ran out is a 503 page, also with
+            # DEBUG on (where Django would show its traceback page instead).
+            if unavailable_reason(exception) is not None:
+                return unavailable_page()
             return None
         return exception_response(request, exception)

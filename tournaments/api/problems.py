@@ -24,12 +24,18 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
+import redis
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
+from django.db import InterfaceError
 from django.http import Http404, HttpRequest, HttpResponse
+from django.template.loader import render_to_string
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from psycopg_pool import PoolTimeout
@@ -153,9 +159,9 @@ _TYPES = [
         "unavailable",
         "Service unavailable",
         503,
-        "The server is too busy to answer now (no database connection was free in time):"
-        " wait retry_after seconds (the Retry-After header) and try again, an action with"
-        " the same Idempotency-Key.",
+        "The server is too busy to answer now (no database connection was free in time, the"
+        " database refused a connection or Redis is not answering): wait retry_after seconds"
+        " (the Retry-After header) and try again, an action with the same Idempotency-Key.",
     ),
 ]
 PROBLEM_TYPES: dict[str, ProblemType] = {t.slug: t for t in _TYPES}
@@ -422,29 +428,52 @@ def server_error_response(request: HttpRequest) -> HttpResponse:
 UNAVAILABLE_RETRY_SECONDS = 2
 
 
-def _no_free_connection(exc: BaseException) -> bool:
-    """Whether ``exc`` is the connection pool's timeout (Django wraps it in OperationalError)."""
-    return isinstance(exc, PoolTimeout) or isinstance(exc.__cause__, PoolTimeout)
+#: SQLSTATE classes of a PostgreSQL that cannot serve now (not a bug of the query):
+#: 08 connection exception, 53 insufficient resources ("too many clients"), 57P
+#: the server shutting down or starting (admin shutdown, cannot connect now).
+_UNAVAILABLE_SQLSTATES = ("08", "53", "57P")
+
+
+def unavailable_reason(exc: BaseException) -> str | None:
+    """Why ``exc`` means a resource ran out or is down (a 503, not a bug), or ``None``.
+
+    Django wraps the driver's errors in its own (the driver's is the cause): the
+    pool's timeout; PostgreSQL refusing or losing the connection; SQLite's lock
+    held past its timeout; Redis not answering.
+    """
+    for error in (exc, exc.__cause__):
+        if isinstance(error, PoolTimeout):
+            return "no free database connection"
+        if isinstance(error, psycopg.OperationalError) and (
+            error.sqlstate is None or error.sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
+        ):
+            return "the database refused or lost the connection"
+        if isinstance(error, psycopg.InterfaceError | InterfaceError):
+            return "the database connection is closed"
+        if isinstance(error, sqlite3.OperationalError) and "locked" in str(error):
+            return "the database is locked"
+        if isinstance(error, redis.ConnectionError | redis.TimeoutError):
+            return "Redis is not answering"
+    return None
+
+
+def unavailable_response(request: HttpRequest, reason: str) -> HttpResponse:
+    """The 503 ``unavailable`` problem, logged as a warning (overload: no traceback)."""
+    logger.warning("API request %s %s: %s; answered 503", request.method, request.path, reason)
+    return problem_response(
+        "unavailable",
+        f"the server is too busy to answer now: try again in {UNAVAILABLE_RETRY_SECONDS} seconds",
+        request=request,
+        extra={"retry_after": UNAVAILABLE_RETRY_SECONDS},
+        headers={"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)},
+    )
 
 
 def exception_response(request: HttpRequest, exc: Exception) -> HttpResponse:
     """The problem document for an exception raised outside DRF's handling (middleware)."""
-    if _no_free_connection(exc):
-        # Overload, not a bug: no traceback, and the client is told to come back.
-        logger.warning(
-            "API request %s %s: no free database connection (%s); answered 503",
-            request.method,
-            request.path,
-            exc,
-        )
-        return problem_response(
-            "unavailable",
-            "the server is too busy to answer now: try again in"
-            f" {UNAVAILABLE_RETRY_SECONDS} seconds",
-            request=request,
-            extra={"retry_after": UNAVAILABLE_RETRY_SECONDS},
-            headers={"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)},
-        )
+    reason = unavailable_reason(exc)
+    if reason is not None:
+        return unavailable_response(request, reason)
     if isinstance(exc, RequestDataTooBig):
         return problem_response(
             "payload-too-large",
@@ -481,9 +510,24 @@ def handler404(request: HttpRequest, exception: Exception | None = None) -> Http
 
 
 def handler500(request: HttpRequest) -> HttpResponse:
+    # Django calls it inside its `except`: an exhausted resource raised outside a
+    # view (a middleware's session save) is a 503 here too.
+    exc = sys.exc_info()[1]
+    reason = None if exc is None else unavailable_reason(exc)
+    if reason is not None:
+        return unavailable_response(request, reason) if is_api(request) else unavailable_page()
     if is_api(request):
         return server_error_response(request)
     return defaults.server_error(request)
+
+
+def unavailable_page() -> HttpResponse:
+    """The browser's 503: a page of its own that needs neither the database nor Redis."""
+    response = HttpResponse(
+        render_to_string("503.html", {"retry_after": UNAVAILABLE_RETRY_SECONDS}), status=503
+    )
+    response["Retry-After"] = str(UNAVAILABLE_RETRY_SECONDS)
+    return response
 
 
 @csrf_exempt

@@ -7,6 +7,7 @@ from csp.decorators import csp_update
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from tournaments import converters  # noqa: F401 (registers <id:…>)
 from tournaments.api import views
 
 app_name = "api"
@@ -26,66 +27,64 @@ urlpatterns = [
     path("problems", views.ProblemTypeListView.as_view(), name="problems"),
     path("problems/<slug:slug>", views.ProblemTypeView.as_view(), name="problem"),
     path("tokens", views.TokenListView.as_view(), name="tokens"),
-    path("tokens/<int:token_id>", views.TokenDetailView.as_view(), name="token"),
+    path("tokens/<id:token_id>", views.TokenDetailView.as_view(), name="token"),
     path("me", views.MeView.as_view(), name="me"),
     path("me/client-seed", views.ClientSeedView.as_view(), name="me-client-seed"),
     path("clubs", views.ClubListView.as_view(), name="clubs"),
-    path("clubs/<int:club_id>", views.ClubDetailView.as_view(), name="club"),
+    path("clubs/<id:club_id>", views.ClubDetailView.as_view(), name="club"),
     path(
-        "clubs/<int:club_id>/login-changes",
+        "clubs/<id:club_id>/login-changes",
         views.LoginChangeListView.as_view(),
         name="club-login-changes",
     ),
     path("players", views.PlayerListView.as_view(), name="players"),
-    path("players/<int:player_id>", views.PlayerDetailView.as_view(), name="player"),
+    path("players/<id:player_id>", views.PlayerDetailView.as_view(), name="player"),
     path("ratings", views.RatingsView.as_view(), name="ratings"),
     path("tournaments", views.TournamentListView.as_view(), name="tournaments"),
+    path("tournaments/<id:tournament_id>", views.TournamentDetailView.as_view(), name="tournament"),
     path(
-        "tournaments/<int:tournament_id>", views.TournamentDetailView.as_view(), name="tournament"
-    ),
-    path(
-        "tournaments/<int:tournament_id>/registrations",
+        "tournaments/<id:tournament_id>/registrations",
         views.RegistrationListView.as_view(),
         name="registrations",
     ),
     path(
-        "tournaments/<int:tournament_id>/checkins", views.CheckInListView.as_view(), name="checkins"
+        "tournaments/<id:tournament_id>/checkins", views.CheckInListView.as_view(), name="checkins"
     ),
-    path("tournaments/<int:tournament_id>/drops", views.DropView.as_view(), name="drops"),
-    path("tournaments/<int:tournament_id>/rounds", views.RoundListView.as_view(), name="rounds"),
+    path("tournaments/<id:tournament_id>/drops", views.DropView.as_view(), name="drops"),
+    path("tournaments/<id:tournament_id>/rounds", views.RoundListView.as_view(), name="rounds"),
     path(
-        "tournaments/<int:tournament_id>/rounds/<int:number>",
+        "tournaments/<id:tournament_id>/rounds/<id:number>",
         views.RoundDetailView.as_view(),
         name="round",
     ),
     path(
-        "tournaments/<int:tournament_id>/rounds/<int:number>/begin",
+        "tournaments/<id:tournament_id>/rounds/<id:number>/begin",
         views.RoundBeginView.as_view(),
         name="round-begin",
     ),
     path(
-        "tournaments/<int:tournament_id>/rounds/<int:number>/swaps",
+        "tournaments/<id:tournament_id>/rounds/<id:number>/swaps",
         views.RoundSwapView.as_view(),
         name="round-swaps",
     ),
     path(
-        "tournaments/<int:tournament_id>/standings",
+        "tournaments/<id:tournament_id>/standings",
         views.StandingsView.as_view(),
         name="standings",
     ),
     path(
-        "tournaments/<int:tournament_id>/stream",
+        "tournaments/<id:tournament_id>/stream",
         views.TournamentStreamView.as_view(),
         name="tournament-stream",
     ),
-    path("tables/<int:table_id>", views.TableDetailView.as_view(), name="table"),
+    path("tables/<id:table_id>", views.TableDetailView.as_view(), name="table"),
     path("games", views.GameListView.as_view(), name="games"),
-    path("games/<int:game_id>", views.GameDetailView.as_view(), name="game"),
-    path("games/<int:game_id>/events", views.GameEventsView.as_view(), name="game-events"),
-    path("games/<int:game_id>/actions", views.GameActionView.as_view(), name="game-actions"),
-    path("games/<int:game_id>/stream", views.GameStreamView.as_view(), name="game-stream"),
-    path("games/<int:game_id>/record", views.GameRecordView.as_view(), name="game-record"),
-    path("games/<int:game_id>/autoplay", views.GameAutoplayView.as_view(), name="game-autoplay"),
+    path("games/<id:game_id>", views.GameDetailView.as_view(), name="game"),
+    path("games/<id:game_id>/events", views.GameEventsView.as_view(), name="game-events"),
+    path("games/<id:game_id>/actions", views.GameActionView.as_view(), name="game-actions"),
+    path("games/<id:game_id>/stream", views.GameStreamView.as_view(), name="game-stream"),
+    path("games/<id:game_id>/record", views.GameRecordView.as_view(), name="game-record"),
+    path("games/<id:game_id>/autoplay", views.GameAutoplayView.as_view(), name="game-autoplay"),
     path("records", views.RecordImportView.as_view(), name="records"),
     path("records/verify", views.RecordVerifyView.as_view(), name="records-verify"),
 ]
