@@ -1,0 +1,286 @@
+"""A duplicate deal stays hidden while a twin plays it (issue 15).
+
+A round of duplicate deals with two tables of three dealt from the same decks: a fast
+table (a person whose seat a bot plays, and two bots) plays its whole series out, a
+slow table of three people has made a few moves and is left running.  Everything
+anyone can read then (anonymous, the fast table's person, a slow table's person,
+the organiser; every game's view, events, record and stream, the tables, rounds,
+tournament, standings and the tournament's stream; the game, replay, play, table
+and tournament pages and their fragments) is searched for what the slow table hides,
+computed from its full state and the store, not from the service's redaction:
+
+* the slow game's hidden cards, in what is about the slow game itself (elsewhere the
+  same cards are legitimately public: the fast table played them);
+* everywhere: each slow seat's hand (the cards of a list or of a run of cards on a
+  page), the hands it was dealt, every deck of the round (a fast table's next deck is
+  the slow table's next deal), the round's seed and the games' shuffle seeds.
+
+The finished fast games say they are revealed when the other tables finish (view
+``revealed: false``, record 409, replay page 409).  Once the slow table finishes and
+the round ends, everything is public.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from engine.registry import get_game
+from engine.series import SeriesFormat
+from events import store
+from tests.api.conftest import World, seat_of_name
+from tests.service.play import step
+from tournaments import services
+from tournaments.management.commands.play_bots import run_all_bots
+from tournaments.models import Game, Player, Round, TableSeat, Tournament
+
+pytestmark = pytest.mark.django_db
+
+CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][SHDC])(?![A-Za-z0-9])")
+DATA_CARD = re.compile(r'data-card="([2-9TJQKA][SHDC])"')
+
+
+def setup_round(world: World) -> tuple[Tournament, Round, list[Game], list[Game]]:
+    """The round begun: (fast table's games, slow table's games), the fast one played out."""
+    bots = [services.add_player(world.club, f"Bot {i}", bot_level="random") for i in range(2)]
+    tournament = services.create_tournament(
+        world.club,
+        "Duplicate night",
+        "old_maid",
+        1,
+        series=SeriesFormat("losses", 2),
+        table_min=3,
+        table_max=3,
+        duplicate_deals=True,
+    )
+    fast = [world.players["alice"], *bots]
+    slow = [world.players[name] for name in ("bob", "carol", "dave")]
+    for player in fast + slow:
+        services.register(tournament, player)
+        services.check_in(tournament, player)
+    round_ = services.start_round(tournament, rng=random.Random(5))
+    fixed: dict[Player | int, int] = {p: 1 for p in fast} | {p: 2 for p in slow}
+    services.reseat(round_, fixed=fixed, rng=random.Random(5))
+    services.begin_round(round_)
+    TableSeat.objects.filter(player=world.players["alice"]).update(autoplay=True)
+    fast_table = TableSeat.objects.get(player=world.players["alice"]).table_id
+    assert {s.player_id for s in TableSeat.objects.filter(table_id=fast_table)} == {
+        p.pk for p in fast
+    }, "the reseat put the bots and Alice at the first table"
+    run_all_bots(tournament)
+    fast_games = list(Game.objects.filter(table_id=fast_table).order_by("id"))
+    (slow_game,) = Game.objects.filter(table__round=round_).exclude(table_id=fast_table)
+    rng = random.Random(7)
+    for _ in range(3):
+        step(slow_game, rng)
+    slow_game.refresh_from_db()
+    assert all(g.is_over for g in fast_games) and len(fast_games) >= 2, fast_games
+    assert not slow_game.is_over
+    return tournament, round_, fast_games, [slow_game]
+
+
+def hands_of(kind: str, events: list[dict[str, Any]]) -> dict[str, list[set[str]]]:
+    """Each hidden part of the game now and as dealt (after the deal's discards), by key."""
+    engine = get_game(kind)
+    found: dict[str, list[set[str]]] = {}
+    for state in (engine.fold(events), engine.fold(events[:1])):
+        for key, part in engine.hidden(state).items():
+            found.setdefault(key, []).append(set(part))
+    return found
+
+
+def held_by(world: World, name: str, games: list[Game]) -> list[set[str]]:
+    """Every hand ``name`` held in ``games`` (its seat's hidden part at every state)."""
+    held: list[set[str]] = []
+    player = world.players.get(name)
+    for game in games:
+        if player is None or player.pk not in [e["player"] for e in game.context["seats"]]:
+            continue
+        engine = get_game(game.kind)
+        key = f"seat:{seat_of_name(world, game, name)}"
+        state: Any = None
+        for event in store.read_stream(game.stream):
+            state = engine.evolve(state, event.payload)
+            held.append(set(engine.hidden(state).get(key) or []))
+    return held
+
+
+def lists_in(value: Any) -> list[list[Any]]:
+    if isinstance(value, list):
+        return [value, *(inner for item in value for inner in lists_in(item))]
+    if isinstance(value, dict):
+        return [inner for item in value.values() for inner in lists_in(item)]
+    return []
+
+
+class Secrets:
+    """What the slow table hides and the round's decks and seeds, from the store alone."""
+
+    def __init__(
+        self,
+        round_: Round,
+        slow: Game,
+        fast: list[Game],
+        seat: int | None = None,
+        held: Sequence[set[str]] = (),
+    ) -> None:
+        """``seat``: the viewer's seat at the slow table (its own hand is no secret to it);
+        ``held``: the hands it held at the fast table (a twin seat's hand, its own to see)."""
+        parts = hands_of(slow.kind, [e.payload for e in store.read_stream(slow.stream)])
+        mine = set().union(*parts.get(f"seat:{seat}", []))
+        self.slow = slow
+        #: Cards hidden from this viewer that it never held.
+        self.slow_cards = {
+            c for key, sets in parts.items() if key != f"seat:{seat}" for c in sets[0]
+        } - mine
+        self.hands = [
+            h
+            for key, sets in parts.items()
+            if key != f"seat:{seat}"
+            for h in sets
+            if len(h) > 1 and h not in held
+        ]
+        deals = [store.read_stream(g.stream, limit=1)[0].payload for g in [slow, *fast]]
+        self.decks = [list(d["deck"]) for d in deals]
+        assert self.decks[0] == self.decks[1], "the slow table's deck is the fast table's first"
+        seed = store.read_stream(f"{services.ROUND_STREAM_PREFIX}{round_.pk}")[0].payload["seed"]
+        self.seeds = [seed, *(d["shuffle"]["seed"] for d in deals if d.get("shuffle"))]
+
+    def search(self, what: str, text: str, body: Any, about_slow: bool) -> list[str]:
+        hits = [f"{what}: a seed" for seed in self.seeds if seed in text]
+        if about_slow:
+            shown = set(CARD.findall(text)) & self.slow_cards
+            hits += [f"{what}: the slow game's hidden {sorted(shown)}"] if shown else []
+        for listed in lists_in(body) if body is not None else []:
+            if listed in self.decks:
+                hits.append(f"{what}: a deck of the round")
+            if len(listed) >= 2 and set(map(str, listed)) in self.hands:
+                hits.append(f"{what}: a slow seat's hand {listed}")
+        shown_cards = DATA_CARD.findall(text)
+        for hand in self.hands:
+            size = len(hand)
+            for start in range(len(shown_cards) - size + 1):
+                if set(shown_cards[start : start + size]) == hand:
+                    hits.append(f"{what}: a slow seat's hand drawn as cards {sorted(hand)}")
+                    break
+        return hits
+
+
+def read_all(
+    client: Client, token: str | None, tournament: Tournament, round_: Round, games: list[Game]
+) -> list[tuple[str, int, str, Any]]:
+    """Everything this caller can read: (path, status, text, JSON or None) of each."""
+    auth = {"Authorization": f"Bearer {token}"} if token else {}
+    t = tournament.pk
+    tables = sorted({g.table_id for g in games})
+    paths = [
+        f"/api/v1/tournaments/{t}",
+        f"/api/v1/tournaments/{t}/rounds",
+        f"/api/v1/tournaments/{t}/rounds/{round_.number}",
+        f"/api/v1/tournaments/{t}/standings",
+        f"/api/v1/tournaments/{t}/stream?timeout=0.001",
+        f"/api/v1/games?tournament={t}",
+        *(f"/api/v1/tables/{table}" for table in tables),
+        f"/tournaments/{t}/",
+        f"/tournaments/{t}/?fragment=1",
+        *(f"/tables/{table}/" for table in tables),
+        *(f"/tables/{table}/?fragment=1" for table in tables),
+        "/",
+    ]
+    for game in games:
+        paths += [
+            f"/api/v1/games/{game.pk}",
+            f"/api/v1/games/{game.pk}?after=0&wait=0",
+            f"/api/v1/games/{game.pk}/events?limit=500",
+            f"/api/v1/games/{game.pk}/record",
+            f"/api/v1/games/{game.pk}/stream?timeout=0.001",
+            f"/games/{game.pk}/",
+            f"/games/{game.pk}/?fragment=1",
+            f"/games/{game.pk}/replay",
+            f"/games/{game.pk}/play",
+            f"/games/{game.pk}/play?fragment=1",
+        ]
+    found = []
+    for path in paths:
+        response = client.get(path, headers=auth)
+        if getattr(response, "streaming", False):
+            text = b"".join(response.streaming_content).decode()
+            data = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+            found.append((path, response.status_code, text, data))
+            continue
+        text = response.content.decode()
+        is_json = response.get("Content-Type", "").split(";")[0].endswith("json")
+        found.append((path, response.status_code, text, json.loads(text) if is_json else None))
+    return found
+
+
+def about(path: str, slow: Game) -> bool:
+    """Whether a response is about the slow game alone (its own cards are its secrets)."""
+    return f"/games/{slow.pk}" in path
+
+
+def viewers(world: World) -> list[tuple[str, Client, str | None]]:
+    found: list[tuple[str, Client, str | None]] = [("anonymous", Client(), None)]
+    for name in ("alice", "bob", "org"):
+        client = Client()
+        client.force_login(world.users[name])
+        found.append((name, client, world.tokens[name]))
+    return found
+
+
+def test_a_duplicate_deal_stays_hidden_everywhere_while_a_twin_table_plays_it(
+    world: World,
+) -> None:
+    tournament, round_, fast, (slow,) = setup_round(world)
+    secrets = Secrets(round_, slow, fast)
+    games = [*fast, slow]
+    read = 0
+    for name, client, token in viewers(world):
+        seat = seat_of_name(world, slow, name) if name == "bob" else None
+        seen = Secrets(round_, slow, fast, seat, held_by(world, name, fast))
+        for path, status, text, body in read_all(client, token, tournament, round_, games):
+            read += 1
+            assert status in (200, 302, 403, 404, 409), (name, path, status, text[:300])
+            hits = seen.search(f"{name} {path}", text, body, about(path, slow))
+            assert not hits, hits[:5]
+    assert read >= 4 * (12 + 10 * len(games))
+    # The fast games are over, and say they are revealed when the other tables finish.
+    anonymous = Client()
+    for game in fast:
+        view = anonymous.get(f"/api/v1/games/{game.pk}").json()
+        assert view["status"] == "over" and view["revealed"] is False
+        assert "deck" not in view and "seed" not in json.dumps(view.get("shuffle") or {})
+        record = anonymous.get(f"/api/v1/games/{game.pk}/record")
+        assert record.status_code == 409
+        assert "other tables" in record.json()["detail"]
+        replay = anonymous.get(f"/games/{game.pk}/replay")
+        assert replay.status_code == 409
+        assert "Revealed when the other tables finish" in replay.content.decode()
+        assert (
+            "revealed when the other tables finish"
+            in anonymous.get(f"/games/{game.pk}/").content.decode()
+        )
+    # The slow table plays on to the end of its series: the round ends, all is public.
+    rng = random.Random(8)
+    while True:
+        running = Game.objects.filter(table_id=slow.table_id, status=Game.Status.RUNNING).first()
+        if running is None:
+            break
+        step(running, rng)
+    round_.refresh_from_db()
+    assert round_.status == Round.Status.FINISHED
+    assert round_.seed == secrets.seeds[0]
+    for game in Game.objects.filter(table__round=round_):
+        deck = list(store.read_stream(game.stream, limit=1)[0].payload["deck"])
+        view = anonymous.get(f"/api/v1/games/{game.pk}").json()
+        assert view["revealed"] is True and view["deck"] == deck
+        record = anonymous.get(f"/api/v1/games/{game.pk}/record")
+        assert record.status_code == 200 and record.json()["deck"] == deck
+        assert anonymous.get(f"/games/{game.pk}/replay").status_code == 200
+    assert Player.objects.filter(club=world.club).count() >= 6

@@ -1,0 +1,607 @@
+"""The leak check: random games played through the API, every byte each viewer receives searched.
+
+Used by tests/fuzz/test_hidden_information.py (a seeded, small run) and bench/leaks.py
+(hundreds of games).  It does not trust the service's redaction: what a viewer may
+not see is computed from the engine's full state (``hidden(state)``) and the stored
+events alone, then searched for in every response that viewer gets.
+
+Viewers: every seat (its token on the API, its login on the pages), an anonymous
+caller, a club player without a seat and the club's organiser.  Surfaces: the game
+view, its long-poll, its events, its record (refused while the game runs), its
+stream, the table, the tournament, the tournament's stream, and the pages a viewer
+can open (game, replay, table, tournament, a seat's play page) with their
+fragments.  Each step every viewer reads ``per_step`` of those surfaces, in turn,
+so over a game each viewer reads each of them many times; at a step with a secret
+that lasts only a step or two (a pending declaration, a blind draw not yet led)
+every viewer reads every surface that shows the moves (events, streams, the pages'
+fragments with their logs); the acting seat's answer to its move is searched too.
+
+The secrets of a viewer at a step (while the game runs):
+
+* **cards**: hidden from the viewer now (``hidden(state)``: other seats' parts and
+  the parts nobody sees) and never known to it: a card is known once it was in the
+  viewer's engine view without being hidden from it, or once a move played it face
+  up out of its mover's hand;
+* **the deck** in dealing order and **the shuffle's seed**;
+* **orders**: another seat's Old Maid fan in its order (the current fans, and the
+  order each ``arrange`` of another seat named);
+* **draws**: a ``draw`` (Old Maid) or ``draw_discard`` (Bhabhi) of another seat that
+  shows its card while the viewer has never seen that card;
+* **declarations**: a Give & Take ``declare_ace`` of another seat in the round not
+  yet revealed: any object of it showing ``pile`` or ``value``, a pile of that seat
+  showing a declared value, the page's sentence or badge telling it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from html import escape, unescape
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.test import Client
+
+from engine.registry import get_game
+from events.store import read_stream
+from tests.fuzz.conftest import Table, assert_problem, deterministic, make_club, make_table
+from tournaments.models import Player
+
+CARD = re.compile(r"[2-9TJQKA][SHDC]")
+RANKS = {
+    "A": "ace",
+    "K": "king",
+    "Q": "queen",
+    "J": "jack",
+    "T": "ten",
+    "9": "nine",
+    "8": "eight",
+    "7": "seven",
+    "6": "six",
+    "5": "five",
+    "4": "four",
+    "3": "three",
+    "2": "two",
+}
+SUITS = {"S": ("spades", "♠"), "H": ("hearts", "♥"), "D": ("diamonds", "♦"), "C": ("clubs", "♣")}
+#: Every seat count of every game.
+SEAT_COUNTS = {
+    "give_away": range(2, 7),
+    "old_maid": range(2, 7),
+    "bhabhi": range(3, 9),
+    "give_and_take": range(2, 5),
+}
+#: The log's sentence of a draw that names its card (Old Maid's, Bhabhi's blind draw).
+DRAWN = re.compile(
+    r'<li value="\d+">([^<]*?) draws (?:card \d+ of the offered fan|blind from the discard pile):'
+    r' <span class="card[^>]*data-card="(\w\w)"'
+)
+#: A badge of a declared value beside a card still shown face down (a pending declaration).
+HIDDEN_BADGE = re.compile(
+    r'aria-label="a card just turned, not yet revealed"></span>\s*<span class="badge"'
+)
+
+
+def strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
+
+
+def cards_in(value: Any) -> set[str]:
+    return {s for s in strings(value) if CARD.fullmatch(s)}
+
+
+def lists_in(value: Any) -> Iterator[list[Any]]:
+    if isinstance(value, list):
+        yield value
+        for item in value:
+            yield from lists_in(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from lists_in(item)
+
+
+def dicts_in(value: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(value, dict):
+        yield value
+        for item in value.values():
+            yield from dicts_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from dicts_in(item)
+
+
+def card_forms(card: str) -> list[str]:
+    """The ways a card is written in a response: its code, its spoken name, rank and symbol."""
+    suit, symbol = SUITS[card[1]]
+    rank = "10" if card[0] == "T" else card[0]
+    return [
+        rf"(?<![A-Za-z0-9]){card}(?![A-Za-z0-9])",
+        re.escape(f"{RANKS[card[0]]} of {suit}"),
+        rf"(?<![A-Za-z0-9]){re.escape(rank + symbol)}",
+    ]
+
+
+@dataclass
+class Declaration:
+    sequence: int
+    seat: int
+    pile: str
+    value: int
+
+
+@dataclass
+class Secret:
+    """What one viewer may not see now."""
+
+    viewer: int | None
+    cards: set[str] = field(default_factory=set)
+    known: set[str] = field(default_factory=set)
+    orders: list[list[str]] = field(default_factory=list)
+    pending: list[Declaration] = field(default_factory=list)
+    #: Declarations of other seats already revealed: their sentences may be shown.
+    revealed: list[Declaration] = field(default_factory=list)
+    #: (drawer, card) of draws by other seats (not from this viewer) whose card they hold still.
+    draws: list[tuple[int, str]] = field(default_factory=list)
+    #: Whether a Bhabhi blind draw is among them (it lasts until its card is led).
+    blind: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.cards or self.orders or self.pending or self.draws)
+
+    @property
+    def fleeting(self) -> bool:
+        """A secret that lasts a step or two: a pending declaration, a blind draw not led."""
+        return bool(self.pending or self.blind)
+
+
+class Secrets:
+    """What each viewer may not see, from the engine and the stored events alone."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.game = table.game.pk
+        self.known: dict[int | None, set[str]] = {}
+        self.state: Any = None
+        self.sequence = 0
+        self.deal: dict[str, Any] = {}
+        #: (seat, order) of every Old Maid arrangement.
+        self.arranged: list[tuple[int, list[str]]] = []
+        #: Give & Take declarations of the round being declared, and of earlier rounds.
+        self.declaring: list[Declaration] = []
+        self.declared: list[Declaration] = []
+        #: (drawer, seat drawn from, card) of every Old Maid draw and Bhabhi blind draw.
+        self.drawn: list[tuple[int, int | None, str]] = []
+
+    def update(self) -> dict[int | None, Secret]:
+        """Fold the stream's new events; each viewer's secrets now (``None``: a spectator).
+
+        After each event, a viewer knows what its engine view shows that is not
+        hidden from it; and a card a move names becomes known to everyone when the
+        move took it out of the mover's own hand (played face up, even when the same
+        move gathers it face down, or into a hand, as a Bhabhi trick can).  A card a
+        move takes from elsewhere (an Old Maid draw, a Bhabhi blind draw) or keeps
+        in the mover's hand (an Old Maid arrangement) stays private.
+        """
+        game = self.table.refresh()
+        engine = get_game(game.kind)
+        viewers: list[int | None] = [*range(game.seats), None]
+        for event in read_stream(game.stream, from_sequence=self.sequence + 1):
+            payload = event.payload
+            action = payload.get("action") or {}
+            mover = f"seat:{payload.get('seat')}"
+            before = cards_in(engine.hidden(self.state).get(mover)) if self.state else set()
+            round_before = getattr(self.state, "round", None)
+            previous = self.state
+            self.state = engine.evolve(self.state, payload)
+            self.sequence = event.sequence
+            if event.sequence == 1:
+                self.deal = payload
+            if action.get("type") == "arrange":
+                self.arranged.append((payload["seat"], list(action["order"])))
+            if action.get("type") == "draw_discard":
+                self.drawn.append((payload["seat"], None, action["card"]))
+            if action.get("type") == "draw" and previous is not None:
+                self.drawn.append((payload["seat"], previous.offerer, action["card"]))
+            if action.get("type") == "declare_ace":
+                self.declaring.append(
+                    Declaration(event.sequence, payload["seat"], action["pile"], action["value"])
+                )
+            # By the rules a round's declarations are revealed together, when the round is
+            # decided: the game has left the declaring phase, or gone on to another round.
+            if self.declaring and (
+                getattr(self.state, "phase", None) != "declare"
+                or getattr(self.state, "round", None) != round_before
+            ):
+                self.declared += self.declaring
+                self.declaring = []
+            hidden = engine.hidden(self.state)
+            # Cards the move took out of the mover's own hand were played face up.
+            played = cards_in(action) & (before - cards_in(hidden.get(mover)))
+            for viewer in viewers:
+                unseen = self.unseen(hidden, viewer)
+                shown = cards_in(engine.view(self.state, viewer))
+                self.known.setdefault(viewer, set()).update((shown - unseen) | played)
+        hidden = engine.hidden(self.state)
+        secrets = {}
+        for viewer in viewers:
+            # An order arranged earlier is stale once all its cards are known to the viewer
+            # (drawn into its own hand, discarded face up): then it tells nothing.
+            orders = [
+                order
+                for seat, order in self.arranged
+                if seat != viewer and not set(order) <= self.known[viewer]
+            ]
+            if game.kind == "old_maid":
+                orders += [list(fan) for key, fan in hidden.items() if key != f"seat:{viewer}"]
+            secrets[viewer] = Secret(
+                viewer,
+                cards=self.unseen(hidden, viewer) - self.known[viewer],
+                known=set(self.known[viewer]),
+                orders=[o for o in orders if len(o) >= 2],
+                pending=[d for d in self.declaring if d.seat != viewer],
+                revealed=[d for d in self.declared if d.seat != viewer],
+                # Which card a seat drew stays its own (and its victim's) while it holds it.
+                draws=[
+                    (seat, card)
+                    for seat, victim, card in self.drawn
+                    if viewer not in (seat, victim) and card in hidden.get(f"seat:{seat}", ())
+                ],
+                blind=any(
+                    victim is None and seat != viewer and card in hidden.get(f"seat:{seat}", ())
+                    for seat, victim, card in self.drawn
+                ),
+            )
+        return secrets
+
+    @staticmethod
+    def unseen(hidden: dict[str, Any], viewer: int | None) -> set[str]:
+        return {
+            c for key, part in hidden.items() if key != f"seat:{viewer}" for c in cards_in(part)
+        }
+
+    @property
+    def seed(self) -> str:
+        return str((self.deal.get("shuffle") or {}).get("seed", ""))
+
+
+@dataclass
+class Viewer:
+    """One caller: a seat or none, its token for the API, its logged-in client for pages."""
+
+    name: str
+    seat: int | None
+    token: str | None
+    client: Client
+
+    def get(self, path: str) -> Any:
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        return self.client.get(path, headers=headers)
+
+
+@dataclass
+class Tally:
+    """What a run checked, and every leak it found."""
+
+    games: int = 0
+    steps: int = 0
+    responses: int = 0
+    bytes: int = 0
+    guarded: int = 0
+    #: Steps with a fleeting secret (every surface read by every viewer).
+    fleeting: int = 0
+    hits: list[str] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        self.games += other.games
+        self.steps += other.steps
+        self.responses += other.responses
+        self.bytes += other.bytes
+        self.guarded += other.guarded
+        self.fleeting += other.fleeting
+        self.hits += other.hits
+
+
+def sse_data(text: str) -> list[Any]:
+    return [
+        json.loads(line[len("data: ") :]) for line in text.splitlines() if line.startswith("data: ")
+    ]
+
+
+class Checker:
+    """Searches one response for one viewer's secrets; counts what it read."""
+
+    def __init__(self, secrets: Secrets, tally: Tally, names: list[str]) -> None:
+        self.secrets = secrets
+        self.tally = tally
+        self.names = names
+
+    def hit(self, what: str, found: str) -> None:
+        self.tally.hits.append(f"{what}: {found}")
+
+    def check(self, what: str, text: str, body: Any, secret: Secret, *, html: bool) -> None:
+        """``text``: every byte received, decoded; ``body``: its JSON (None for a page)."""
+        self.tally.responses += 1
+        self.tally.bytes += len(text.encode())
+        seed = self.secrets.seed
+        if seed and seed in text:
+            self.hit(what, "the shuffle's seed")
+        if secret.cards:
+            pattern = re.compile("|".join(f for c in sorted(secret.cards) for f in card_forms(c)))
+            for found in sorted({m.group(0) for m in pattern.finditer(text)}):
+                self.hit(what, f"the hidden card {found!r}")
+        if html:
+            self.check_page(what, text, secret)
+        if body is None:
+            return
+        deck = list(self.secrets.deal.get("deck") or [])
+        # The viewer's own arrangements are its own: one of them may, by chance, list the
+        # cards another seat now holds in that same order.
+        own = {
+            id((item.get("payload") or item)["action"].get("order"))
+            for item in dicts_in(body)
+            if isinstance((item.get("payload") or item).get("action"), dict)
+            and (item.get("payload") or item).get("seat") == secret.viewer
+        }
+        for listed in lists_in(body):
+            if deck and listed == deck:
+                self.hit(what, "the deck in dealing order")
+            if listed in secret.orders and id(listed) not in own:
+                self.hit(what, f"another seat's fan in its order {listed}")
+        pending = {d.sequence for d in secret.pending}
+        pending_seats = {d.seat for d in secret.pending}
+        pending_piles = {(d.seat, d.pile) for d in secret.pending}
+        objects = list(dicts_in(body))
+        # An event's payload is judged with its envelope (which says its sequence).
+        enveloped = {id(d["payload"]) for d in objects if isinstance(d.get("payload"), dict)}
+        for item in objects:
+            if id(item) not in enveloped:
+                self.check_object(what, item, secret, pending, pending_seats, pending_piles)
+
+    def check_object(
+        self,
+        what: str,
+        item: dict[str, Any],
+        secret: Secret,
+        pending: set[int],
+        pending_seats: set[int],
+        pending_piles: set[tuple[int, str]],
+    ) -> None:
+        payload = item.get("payload") if isinstance(item.get("payload"), dict) else None
+        event = payload if payload is not None else item
+        action = event.get("action")
+        seat = event.get("seat")
+        if isinstance(action, dict) and seat != secret.viewer:
+            kind = action.get("type")
+            card = action.get("card")
+            if (
+                kind in ("draw", "draw_discard")
+                and card is not None
+                and (card not in secret.known or (seat, card) in secret.draws)
+            ):
+                self.hit(what, f"seat {seat}'s {kind} of {card!r}")
+            # In an event's envelope its sequence says which declaration it is; elsewhere
+            # any declaration of a seat with one pending is taken for the pending one.
+            is_pending = (
+                item.get("sequence") in pending if payload is not None else seat in pending_seats
+            )
+            if kind == "declare_ace" and {"pile", "value"} & set(action) and is_pending:
+                self.hit(what, f"seat {seat}'s pending declaration {action}")
+        # A Give & Take pile of the view: {"seat": s, "left": {"declared": v, ...}, ...}.
+        for side in ("left", "right"):
+            pile = item.get(side)
+            if (
+                isinstance(pile, dict)
+                and pile.get("declared") is not None
+                and (seat, side) in pending_piles
+            ):
+                self.hit(what, f"seat {seat}'s pending {side} declaration {pile['declared']}")
+
+    def check_page(self, what: str, text: str, secret: Secret) -> None:
+        for who, card in DRAWN.findall(text):
+            drawer = self.names.index(unescape(who)) if unescape(who) in self.names else None
+            if (drawer, card) in secret.draws:
+                self.hit(what, f"the sentence of {who}'s draw of {card!r}")
+        if HIDDEN_BADGE.search(text):
+            self.hit(what, "a declared value beside a card still face down")
+        for d in secret.pending:
+            told = escape(
+                f"{self.names[d.seat]} counts the ace on their {d.pile} pile as {d.value}"
+            )
+            public = sum(
+                1 for r in secret.revealed if (r.seat, r.pile, r.value) == (d.seat, d.pile, d.value)
+            )
+            if len(re.findall(re.escape(told) + r"(?!\d)", text)) > public:
+                self.hit(what, f"the sentence {told!r} of a pending declaration")
+
+
+def surfaces(table: Table, viewer: Viewer) -> list[str]:
+    game = table.game
+    tournament = table.tournament.pk
+    paths = [
+        f"/api/v1/games/{game.pk}",
+        f"/api/v1/games/{game.pk}?after={max(0, game.sequence - 2)}&wait=0",
+        f"/api/v1/games/{game.pk}/events?limit=500",
+        f"/api/v1/games/{game.pk}/record",
+        f"/api/v1/games/{game.pk}/stream?timeout=0.001",
+        f"/api/v1/tables/{game.table_id}",
+        f"/api/v1/tournaments/{tournament}",
+        f"/api/v1/tournaments/{tournament}/stream?timeout=0.001",
+        f"/games/{game.pk}/",
+        f"/games/{game.pk}/?fragment=1",
+        f"/games/{game.pk}/replay",
+        f"/tables/{game.table_id}/",
+        f"/tables/{game.table_id}/?fragment=1",
+        f"/tournaments/{tournament}/",
+        f"/tournaments/{tournament}/?fragment=1",
+    ]
+    if viewer.seat is not None:
+        paths += [f"/games/{game.pk}/play", f"/games/{game.pk}/play?fragment=1"]
+    return paths
+
+
+def read(checker: Checker, table: Table, viewer: Viewer, path: str, secret: Secret) -> None:
+    """Fetch ``path`` as ``viewer`` and search all of it."""
+    game = table.game
+    what = f"{game.kind}/{game.seats} #{game.pk} at {game.sequence}, {viewer.name}: {path}"
+    response = viewer.get(path)
+    if getattr(response, "streaming", False):
+        text = b"".join(response.streaming_content).decode()
+        assert response.status_code == 200, (what, response.status_code)
+        frames = sse_data(text)
+        # Other games of the tournament are over: public, and dealt from other decks.
+        ours = [f for f in frames if f.get("game_id", game.pk) == game.pk]
+        if len(ours) < len(frames):
+            text = "\n".join(json.dumps(f) for f in ours)
+        checker.check(what, text, ours, secret, html=False)
+        return
+    text = response.content.decode()
+    if path.endswith("/record"):
+        problem = assert_problem(response, what)
+        assert problem["status"] == 409, (what, problem)
+        checker.check(what, text, problem, secret, html=False)
+        return
+    if path.endswith("/replay"):
+        assert response.status_code == 409, (what, response.status_code)
+        checker.check(what, text, None, secret, html=True)
+        return
+    assert response.status_code == 200, (what, response.status_code, text[:300])
+    if path.startswith("/api/"):
+        body = response.json()
+        if path.startswith("/api/v1/tables/"):
+            # The series' earlier games are over: public, and dealt from other decks.
+            body["games"] = [g for g in body["games"] if g["id"] == game.pk]
+            text = json.dumps(body)
+        checker.check(what, text, body, secret, html=False)
+    else:
+        checker.check(what, text, None, secret, html=True)
+
+
+def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    actions = view["legal_actions"]
+    if view["game"] == "old_maid" and rng.random() < 0.2:
+        return {"type": "shuffle"}  # a chance move: its order is hidden from the others
+    if view["game"] == "old_maid" and rng.random() < 0.1:
+        arrange = [a for a in actions if a["type"] == "arrange"]
+        if arrange:  # a chosen order: hidden from the others
+            order = list(arrange[0]["order"])
+            rng.shuffle(order)
+            return {"type": "arrange", "order": order}
+    moving = [a for a in actions if a["type"] != "arrange"] or actions
+    if rng.random() < 0.9:  # Bhabhi's taking of a hand ends games early: keep it rare
+        moving = [a for a in moving if a["type"] != "take_left"] or moving
+    return dict(rng.choice(moving))
+
+
+def viewers_of(table: Table, tokens: dict[int, str]) -> list[Viewer]:
+    """Every seat, an anonymous caller, the bystander and the organiser, each logged in;
+    ``tokens``: each seated player's token, by player."""
+    game = table.game
+    found: list[Viewer] = []
+    for seat, entry in enumerate(game.context["seats"]):
+        user = Player.objects.get(pk=entry["player"]).user
+        assert user is not None
+        client = Client()
+        client.force_login(user)
+        found.append(Viewer(f"seat {seat}", seat, tokens[entry["player"]], client))
+    found.append(Viewer("anonymous", None, None, Client()))
+    club = table.tournament.club
+    bystander = Player.objects.get(club=club, name="Bystander").user
+    organiser = club.organisers.first()
+    for name, user, token in (
+        ("bystander", bystander, table.bystander),
+        ("organiser", organiser, table.organiser),
+    ):
+        assert isinstance(user, User)
+        client = Client()
+        client.force_login(user)
+        found.append(Viewer(name, None, token, client))
+    return found
+
+
+def play_game(kind: str, seats: int, seed: int, per_step: int = 1, stride: int = 1) -> Tally:
+    """Play one random game of ``kind`` at ``seats`` through the API, checking as it goes.
+
+    Every ``stride`` steps (staggered by viewer) each viewer reads ``per_step`` surfaces.
+    The deals, chance moves, seating and choices all come from ``seed``.
+    """
+    with deterministic(zlib.crc32(f"{kind}-{seats}-{seed}".encode())):
+        return _play_game(kind, seats, seed, per_step, stride)
+
+
+def _play_game(kind: str, seats: int, seed: int, per_step: int, stride: int) -> Tally:
+    tally = Tally(games=1)
+    rng = random.Random(f"{kind}-{seats}-{seed}")
+    table = make_table(kind, seats, club=make_club(max(4, seats)), rng=rng)
+    secrets = Secrets(table)
+    checker = Checker(secrets, tally, list(table.game.players))
+    seated = table.game.context["seats"]
+    tokens = {
+        entry["player"]: token for entry, token in zip(seated, table.seat_tokens, strict=True)
+    }
+    viewers = viewers_of(table, tokens)
+    step = 0
+    while not table.current().is_over:
+        assert step < 3000, "the game should have ended"
+        if table.game.pk != secrets.game:
+            # A drawn game does not count in a series: the table deals its next game.
+            secrets = Secrets(table)
+            checker = Checker(secrets, tally, list(table.game.players))
+            viewers = viewers_of(table, tokens)
+        secret = secrets.update()
+        tally.guarded += any(bool(s) for s in secret.values())
+        # A secret that lasts a step or two is looked for wherever moves are shown, by everyone.
+        fleeting = any(s.fleeting for s in secret.values())
+        tally.fleeting += fleeting
+        for index, viewer in enumerate(viewers):
+            mine = surfaces(table, viewer)
+            if fleeting:
+                for path in mine:
+                    if path.endswith("/events?limit=500") or "stream" in path or "fragment" in path:
+                        read(checker, table, viewer, path, secret[viewer.seat])
+                continue
+            if (step + index) % stride:
+                continue
+            for k in range(per_step):
+                # Each viewer walks its surfaces in turn, from its own starting point.
+                path = mine[((step // stride) * per_step + k + 3 * index) % len(mine)]
+                read(checker, table, viewer, path, secret[viewer.seat])
+        # One seat the game waits for (or that may act) acts, through the API.
+        game = table.game
+        seat = rng.choice(game.waiting_for or game.to_act)
+        actor = viewers[seat]
+        view = actor.get(f"/api/v1/games/{game.pk}").json()
+        response = actor.client.post(
+            f"/api/v1/games/{game.pk}/actions",
+            {"action": choose(view, rng), "expected_sequence": view["sequence"]},
+            content_type="application/json",
+            headers={"Authorization": f"Bearer {actor.token}", "Idempotency-Key": f"s{step}"},
+        )
+        assert response.status_code == 200, response.content[:300]
+        if not table.refresh().is_over:
+            after = secrets.update()
+            what = f"{kind}/{seats} #{game.pk}: seat {seat}'s answer to its move"
+            text = response.content.decode()
+            checker.check(what, text, response.json(), after[seat], html=False)
+        step += 1
+    tally.steps = step
+    # Over: the record, the seed and the deck are public now (the checks look in the right
+    # places: what they search for is there once it may be).
+    game = table.game
+    record = Client().get(f"/api/v1/games/{game.pk}/record")
+    assert record.status_code == 200, record.content[:300]
+    assert secrets.seed and secrets.seed in record.content.decode()
+    assert record.json()["deck"] == list(secrets.deal["deck"])
+    return tally
