@@ -889,24 +889,37 @@ def game_events(
 
 
 def stored_payload_as_spectator(stream: str, sequence: int, payload: Any) -> Any:
-    """An event of the store as a spectator may see it now (the admin's event page): a game's
-    event through :func:`game_events`; an event of another stream (a round's secret
-    duplicate-deal seed) only once its round has finished."""
+    """An event of the store as a spectator may see it now (the admin's event page).
+
+    A game's event goes through :func:`game_events`.  Another stream's event that
+    holds a secret seed (a round's duplicate-deal seed, a table's committed seed of
+    its next deal) shows it only once what it deals is revealed: the round finished,
+    that game revealed.  A seed of any other kind is never shown here.
+    """
     if stream.startswith(STREAM_PREFIX) and stream[len(STREAM_PREFIX) :].isdecimal():
         game = game_row(int(stream[len(STREAM_PREFIX) :]))
         if game is None:
             return payload
         shown = game_events(game, None, from_sequence=sequence)
         return shown[0]["payload"] if shown else payload
-    if isinstance(payload, Mapping) and payload.get("type") == "round_seed":
-        finished = Round.objects.filter(
+    if not isinstance(payload, Mapping) or "seed" not in payload:
+        return payload
+    if payload.get("type") == "round_seed":
+        public = Round.objects.filter(
             tournament_id=payload.get("tournament"),
             number=payload.get("round"),
             status=Round.Status.FINISHED,
         ).exists()
-        if not finished:
-            return {k: v for k, v in payload.items() if k != "seed"} | {"redacted": ["seed"]}
-    return payload
+    elif payload.get("type") == "table_seed" and stream.split("-", 1)[-1].isdecimal():
+        dealt = Game.objects.filter(
+            table_id=int(stream.split("-", 1)[1]), number_in_series=payload.get("game_number")
+        ).first()
+        public = dealt is not None and is_revealed(dealt)
+    else:
+        public = False
+    if public:
+        return payload
+    return {k: v for k, v in payload.items() if k != "seed"} | {"redacted": ["seed"]}
 
 
 def export_record(game: Game | int) -> dict[str, Any]:

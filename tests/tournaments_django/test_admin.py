@@ -229,3 +229,26 @@ def test_not_even_a_superuser_reads_a_running_games_deck_or_seed_on_the_event_pa
     play(game, random.Random(4))
     after = client.get(page).content.decode()
     assert seed in after  # a finished game is public, here too
+
+
+def test_the_event_page_shows_no_tables_committed_seed_before_its_game_is_revealed() -> None:
+    """A table's next deal has its server seed committed (stream table-<id>) before it is
+    dealt: with the players' client seeds it would give the coming deck."""
+    from events.models import Event
+    from tests.service.play import play
+
+    club = helpers.club()
+    t = helpers.tournament(club, helpers.bots(club, 3), rounds=1, table_max=3)
+    services.begin_round(services.start_round(t, rng=random.Random(2)))
+    seeds = Event.objects.filter(stream__startswith="table-", type="table_seed")
+    assert seeds.exists()
+    client = Client()
+    client.force_login(User.objects.create_superuser("root"))
+    for event in seeds:
+        page = client.get(reverse("admin:events_event_change", args=[event.pk]))
+        assert event.payload["seed"] not in page.content.decode()
+    game = Game.objects.get(table__round__tournament=t, number_in_series=1)
+    play(game, random.Random(5))
+    first = seeds.get(payload__game_number=1)
+    page = client.get(reverse("admin:events_event_change", args=[first.pk]))
+    assert first.payload["seed"] in page.content.decode()
