@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.db import connection, transaction
@@ -154,22 +154,39 @@ def play_bot_move(game_id: int, expected_sequence: int) -> ActionResult | None:
     Returns ``None`` when there is nothing to do: the game moved on, is over,
     or no bot is to act.  Never raises for a lost race.
     """
+
+    def pick(game: Game) -> tuple[int, dict[str, Any], str, str] | None:
+        move = next_bot_move(game)
+        return None if move is None else (move[0], move[2], "bot", move[1])
+
+    return _automatic_move(game_id, expected_sequence, "bot", pick)
+
+
+def _automatic_move(
+    game_id: int,
+    expected_sequence: int,
+    kind: str,
+    pick: Callable[[Game], tuple[int, dict[str, Any], str, str] | None],
+) -> ActionResult | None:
+    """The move ``pick`` chooses (seat, action, cause kind and id) in game ``game_id`` if it
+    is still at ``expected_sequence``, submitted once per sequence and seat (the key names
+    ``kind``); ``None`` when there is nothing to do or the race is lost."""
     game = game_row(game_id)
     if game is None or game.sequence != expected_sequence:
         return None
-    move = next_bot_move(game)
-    if move is None:
+    picked = pick(game)
+    if picked is None:
         return None
-    seat, level, action = move
+    seat, action, cause_kind, cause_id = picked
     try:
         return submit_action(
             game,
             seat,
             action,
             expected_sequence=expected_sequence,
-            idempotency_key=f"bot:{game_id}:{expected_sequence}:{seat}",
-            cause_kind="bot",
-            cause_id=level,
+            idempotency_key=f"{kind}:{game_id}:{expected_sequence}:{seat}",
+            cause_kind=cause_kind,
+            cause_id=cause_id,
         )
     except (Conflict, IdempotencyKeyReused):
         return None
@@ -219,25 +236,12 @@ def play_forced_move(game_id: int, expected_sequence: int) -> ActionResult | Non
     Returns ``None`` when there is nothing to do (the game moved on, is over, no
     forced move, the person turned them off).  Never raises for a lost race.
     """
-    game = game_row(game_id)
-    if game is None or game.sequence != expected_sequence:
-        return None
-    move = next_forced_move(game)
-    if move is None:
-        return None
-    seat, action = move
-    try:
-        return submit_action(
-            game,
-            seat,
-            action,
-            expected_sequence=expected_sequence,
-            idempotency_key=f"forced:{game_id}:{expected_sequence}:{seat}",
-            cause_kind="seat",
-            cause_id=FORCED_CAUSE_ID,
-        )
-    except (Conflict, IdempotencyKeyReused):
-        return None
+
+    def pick(game: Game) -> tuple[int, dict[str, Any], str, str] | None:
+        move = next_forced_move(game)
+        return None if move is None else (move[0], move[1], "seat", FORCED_CAUSE_ID)
+
+    return _automatic_move(game_id, expected_sequence, "forced", pick)
 
 
 def run_bots(game_id: int, limit: int = 100_000) -> int:

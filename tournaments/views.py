@@ -971,7 +971,8 @@ def my_preferences(request: HttpRequest) -> HttpResponse:
     try:
         services.set_play_forced_moves(user, request.POST.get("play_forced_moves") == "on")
     except services.ServiceError as error:
-        return HttpResponse(error.message, status=422, content_type="text/plain; charset=utf-8")
+        messages.error(request, error.message)  # on the page, as the client seed's form does
+        return redirect("my-games")
     return redirect(reverse("my-games") + "?saved=1")
 
 
