@@ -68,7 +68,6 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
             swapped.alias = alias
 
 
-
 @pytest.fixture(autouse=True)
 def _fuzz_settings(settings: Any) -> Iterator[None]:
     """High throttle rates, a fast password hasher, short streams and long-polls."""
