@@ -495,6 +495,8 @@ class Answer:
 
     status_code: int
     body: bytes
+    #: The ``Retry-After`` header, if any (a 503 must have one).
+    retry_after: str | None = None
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -513,11 +515,15 @@ class Client:
 
     async def get(self, path: str, *, headers: dict[str, str]) -> Answer:
         async with self.session.get(path, headers=headers) as response:
-            return Answer(response.status, await response.read())
+            return Answer(
+                response.status, await response.read(), response.headers.get("Retry-After")
+            )
 
     async def post(self, path: str, *, json: Any, headers: dict[str, str]) -> Answer:
         async with self.session.post(path, json=json, headers=headers) as response:
-            return Answer(response.status, await response.read())
+            return Answer(
+                response.status, await response.read(), response.headers.get("Retry-After")
+            )
 
 
 async def _get(
@@ -538,6 +544,8 @@ async def _get(
             record.waits += 1
     if response.status_code >= 500:
         record.error(f"GET {response.status_code}")
+        if response.status_code == 503 and not response.retry_after:
+            record.error("503 without Retry-After")
         return response.status_code, None
     try:
         body = response.json()
@@ -591,6 +599,8 @@ async def act(
             return None
         if response is not None:
             record.error(f"POST {response.status_code}")
+            if response.status_code == 503 and not response.retry_after:
+                record.error("503 without Retry-After")
         if time.monotonic() > give_up_at:
             return None
         await asyncio.sleep(0.2)
