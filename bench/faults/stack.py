@@ -179,6 +179,9 @@ class Stack:
             PARLOUR_API_RATE_ADDRESS=HIGH_RATE,
             PARLOUR_API_RATE_ANON=HIGH_RATE,
             PARLOUR_API_RATE_TOKEN=HIGH_RATE,
+            # Every player here calls from 127.0.0.1: the limit of open long-polls and
+            # streams per address (32) would refuse the 33rd player's long-poll.
+            PARLOUR_OPEN_STREAMS_PER_ADDRESS="100000",
             PARLOUR_BOT_THINK_SECONDS="0",
             PARLOUR_SWEEP_SECONDS=str(sweep_seconds),
             PARLOUR_BOT_STALL_SECONDS=str(stall_seconds),
@@ -542,7 +545,7 @@ async def _get(
             record.get_ms.append((time.perf_counter() - started) * 1000)
         else:
             record.waits += 1
-    if response.status_code >= 500:
+    if response.status_code >= 500 or response.status_code == 429:
         record.error(f"GET {response.status_code}")
         if response.status_code == 503 and not response.retry_after:
             record.error("503 without Retry-After")
