@@ -31,7 +31,8 @@ from django.utils.html import format_html
 
 from events.admin import EventAdmin
 from events.models import Event
-from tournaments import games, services
+from tournaments import play as games
+from tournaments import services
 from tournaments.logins import ThrottledAdminAuthenticationForm
 from tournaments.models import (
     CheckIn,
@@ -45,6 +46,7 @@ from tournaments.models import (
     TableSeat,
     Tournament,
 )
+from tournaments.services.access import organised_clubs
 
 # The admin's login counts failed attempts as every other way in does (tournaments/logins.py).
 admin.site.login_form = ThrottledAdminAuthenticationForm
@@ -99,9 +101,7 @@ def _clubs(request: HttpRequest) -> QuerySet[Club]:
     user = request.user
     if not user.is_active or not user.is_staff:
         return Club.objects.none()
-    if user.is_superuser:
-        return Club.objects.all()
-    return Club.objects.filter(organisers=user.pk)
+    return organised_clubs(user)
 
 
 def _club_of(obj: Any) -> Club | None:

@@ -6,7 +6,7 @@ time the API's Server-Sent Events stream of the game (or tournament) sends an
 event.  Without JavaScript every page still works (reload to see what changed).
 
 The play page posts a seat's action to :func:`game_act`, a thin view over
-:func:`tournaments.games.submit_action` (a form with the CSRF token; the script
+:func:`tournaments.play.submit_action` (a form with the CSRF token; the script
 sends the same form with ``fetch``).  Organiser pages post to
 :func:`tournament_command`, which calls the use cases of
 :mod:`tournaments.services` and reports their errors as they say them.
@@ -26,7 +26,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Count, Q
 from django.http import (
     Http404,
@@ -47,9 +47,8 @@ from engine.series import scores as series_scores
 from events import store
 from events.models import Event
 from events.store import Conflict, IdempotencyKeyReused
-from tournaments import clock, services
+from tournaments import services, sql
 from tournaments.api.parsers import load_json
-from tournaments.api.permissions import seat_of
 from tournaments.forms import (
     NewPlayerForm,
     RegisterForm,
@@ -58,7 +57,6 @@ from tournaments.forms import (
     SwapForm,
     TournamentForm,
 )
-from tournaments.games import game_events, game_view, is_revealed, submit_action
 from tournaments.models import (
     CheckIn,
     ClientSeed,
@@ -71,11 +69,14 @@ from tournaments.models import (
     TableSeat,
     Tournament,
 )
+from tournaments.play import game_events, game_view, is_revealed, submit_action
 from tournaments.ratings import Rating, update
 from tournaments.scoring import BYE_POINTS, TableResult, table_points
+from tournaments.services.access import may_see_game, organised_clubs, seat_of
 from tournaments.standings import live_standings, series_results
 from tournaments.templatetags.charts import points as points_text
 from tournaments.templatetags.tables import action_choices, describe, present, result_text
+from tournaments.workers import clock
 
 #: Events shown in a live table's log.
 LOG_EVENTS = 8
@@ -160,11 +161,8 @@ def _tournament_of(game: Game) -> Tournament | None:
 
 
 def _may_see(request: HttpRequest, game: Game) -> bool:
-    """Who may look at a game page: anyone for club games and finished games (as the API)."""
-    if game.is_over or _tournament_of(game) is not None:
-        return True
-    user = request.user
-    return bool(user.is_authenticated and (user.is_superuser or seat_of(user, game) is not None))
+    """Who may look at a game page: the one visibility rule (as the API)."""
+    return may_see_game(request.user, game)
 
 
 def _visible_game(request: HttpRequest, game_id: int) -> Game:
@@ -313,8 +311,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def healthz(request: HttpRequest) -> JsonResponse:
     """Liveness and database reachability, for load balancers and compose health checks."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
+    sql.ping()
     return JsonResponse({"status": "ok"})
 
 
@@ -688,7 +685,7 @@ def _play_context(request: HttpRequest, game: Game, seat: int) -> dict[str, Any]
 
 def _forced_for(game: Game, seat: int) -> bool:
     """Whether the server is about to play ``seat``'s forced move."""
-    from tournaments.autoplay import next_forced_move
+    from tournaments.workers.autoplay import next_forced_move
 
     forced = next_forced_move(game)
     return forced is not None and forced[0] == seat
@@ -980,11 +977,7 @@ def my_preferences(request: HttpRequest) -> HttpResponse:
 
 
 def _organised_clubs(user: Any) -> Any:
-    if not user.is_authenticated:
-        return Club.objects.none()
-    if user.is_superuser:
-        return Club.objects.all()
-    return Club.objects.filter(organisers=user)
+    return organised_clubs(user)
 
 
 def _require_organiser(request: HttpRequest, club: Club) -> None:

@@ -8,7 +8,7 @@ sends each new event as::
     data: <the event as GET /games/{id}/events shows it to the caller>
 
 redacted for the caller exactly like the events endpoint (it calls the same
-:func:`tournaments.games.game_events`).  A client that reconnects with
+:func:`tournaments.play.game_events`).  A client that reconnects with
 ``Last-Event-ID`` (browsers' ``EventSource`` do it by themselves) or
 ``?last_event_id=`` goes on after that event.  A stream ends after a bounded
 time (``?timeout=`` seconds, at most ``PARLOUR_STREAM_SECONDS``) — reconnect to
@@ -37,9 +37,9 @@ from events.models import Event
 from events.store import Position, StreamSet, read_all
 from parlour.db import release_pooled_connections
 from tournaments.api.capacity import Slots, releasing
-from tournaments.api.permissions import game_club_id, organised_club_ids, seat_of
-from tournaments.games import Viewer, game_events, game_row, stream_name
 from tournaments.models import Game, Round, Table, Tournament
+from tournaments.play import Viewer, game_events, game_row, stream_name
+from tournaments.services.access import game_club_id, organised_club_ids, seat_of
 
 #: Seconds between keep-alive comments on an idle stream.
 HEARTBEAT_SECONDS = 15.0

@@ -1,4 +1,4 @@
-"""The API's views: thin layers over the use cases (tournaments.games, tournaments.services).
+"""The API's views: thin layers over the use cases (tournaments.play, tournaments.services).
 
 Each view checks who the caller is (:mod:`tournaments.api.permissions`), reads
 its input with a serializer, calls one use case and shows the result; every
@@ -29,7 +29,8 @@ from engine.fairness import check_shuffle, shuffle_contributions
 from engine.record import import_record
 from engine.registry import get_game
 from events.store import Position
-from tournaments import clock, games, notify, services, standings
+from tournaments import play as games
+from tournaments import services, standings
 from tournaments.api import capacity, streams
 from tournaments.api.authentication import (
     ThrottledBasicAuthentication,
@@ -98,6 +99,7 @@ from tournaments.models import (
     TableSeat,
     Tournament,
 )
+from tournaments.workers import clock, notify
 
 #: What an Idempotency-Key may be: 1 to 100 visible ASCII characters.
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,100}")
@@ -915,7 +917,7 @@ class GameDetailView(APIView):
     ``?after=N&wait=S`` answers once the game's sequence is past ``N`` (or it is
     over), or after ``S`` seconds with the view as it is: the same answer as
     without them, only later.  Clients that would poll for the other seats'
-    moves ask once instead (tournaments/notify.py wakes the request).
+    moves ask once instead (tournaments/workers/notify.py wakes the request).
     """
 
     #: Seconds a long-poll waits when ``wait`` is not given (at most the setting).
