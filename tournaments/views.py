@@ -14,7 +14,6 @@ sends the same form with ``fetch``).  Organiser pages post to
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -69,7 +68,15 @@ from tournaments.models import (
     TableSeat,
     Tournament,
 )
-from tournaments.play import game_events, game_view, is_revealed, submit_action
+from tournaments.play import (
+    GameContext,
+    game_events,
+    game_view,
+    is_revealed,
+    keys,
+    submit_action,
+    table_id_of,
+)
 from tournaments.ratings import Rating, update
 from tournaments.scoring import BYE_POINTS, TableResult, table_points
 from tournaments.services.access import may_see_game, organised_clubs, seat_of
@@ -147,15 +154,12 @@ def _tournament_stream_url(tournament: Tournament) -> str:
 
 
 def _seat_info(game: Game) -> list[dict[str, Any]]:
-    context = game.context if isinstance(game.context, dict) else {}
-    seats = context.get("seats")
-    return [s if isinstance(s, dict) else {} for s in seats] if isinstance(seats, list) else []
+    return [seat.as_dict() for seat in GameContext.parse(game.context).seats]
 
 
 def _tournament_of(game: Game) -> Tournament | None:
-    context = game.context if isinstance(game.context, dict) else {}
-    tid = context.get("tournament")
-    if isinstance(tid, int) and not isinstance(tid, bool):
+    tid = GameContext.parse(game.context).tournament
+    if tid is not None:
         return Tournament.objects.filter(pk=tid).select_related("club").first()
     return None
 
@@ -214,11 +218,11 @@ def _live_table(game: Game, *, viewer: Any = None, compact: bool = False) -> dic
 
 
 def _context_numbers(game: Game) -> dict[str, Any]:
-    context = game.context if isinstance(game.context, dict) else {}
+    context = GameContext.parse(game.context)
     return {
-        "round": context.get("round"),
-        "game_number": context.get("game_number"),
-        "table_id": context.get("table"),
+        "round": context.round,
+        "game_number": context.game_number,
+        "table_id": table_id_of(game),
     }
 
 
@@ -714,13 +718,6 @@ def game_play(request: HttpRequest, game_id: int) -> HttpResponse:
     return render(request, "play.html", context)
 
 
-def _idempotency_key(seat: int, expected: int, action: Mapping[str, Any]) -> str:
-    digest = hashlib.sha256(
-        json.dumps(dict(action), sort_keys=True, separators=(",", ":")).encode()
-    ).hexdigest()[:24]
-    return f"web:{seat}:{expected}:{digest}"
-
-
 @require_POST
 @login_required
 def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
@@ -768,7 +765,7 @@ def _submit(game_id: int, seat: int, action: Mapping[str, Any], expected: int) -
         seat,
         action,
         expected_sequence=expected,
-        idempotency_key=_idempotency_key(seat, expected, action),
+        idempotency_key=keys.web_key(seat, expected, action),
         cause_kind="seat",
     )
     return result.sequence

@@ -99,6 +99,7 @@ from tournaments.models import (
     TableSeat,
     Tournament,
 )
+from tournaments.play import GameContext, keys, table_id_of
 from tournaments.workers import clock, notify
 
 #: What an Idempotency-Key may be: 1 to 100 visible ASCII characters.
@@ -814,26 +815,18 @@ class RatingsView(APIView):
 # -- games -----------------------------------------------------------------------------------------
 
 
-def _context_int(game: Game, key: str) -> int | None:
-    context = game.context if isinstance(game.context, dict) else {}
-    value = context.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def view_of(access: GameAccess, state: Any = None) -> dict[str, Any]:
     """The game as the caller may see it, with who sits where (``state``: see ``game_view``)."""
     game = access.game
     view = games.game_view(game, access.viewer, state=state)
-    context = game.context if isinstance(game.context, dict) else {}
-    entries = context.get("seats") if isinstance(context.get("seats"), list) else None
+    context = GameContext.parse(game.context)
     seats = []
     for seat, name in enumerate(view.get("players") or []):
-        entry = entries[seat] if entries and seat < len(entries) else {}
-        entry = entry if isinstance(entry, Mapping) else {}
-        seats.append({"player": entry.get("player"), "name": str(name), "bot": entry.get("bot")})
+        entry = context.seat(seat)
+        seats.append({"player": entry.player, "name": str(name), "bot": entry.bot})
     view["seat"] = access.seat
-    view["tournament"] = _context_int(game, "tournament")
-    view["table"] = _context_int(game, "table")
+    view["tournament"] = context.tournament
+    view["table"] = table_id_of(game)
     view["sitting"] = seats
     view["next_game"] = _next_game(game)
     return view
@@ -1058,7 +1051,7 @@ class GameActionView(APIView):
             seat,
             action,
             expected_sequence=data["expected_sequence"],
-            idempotency_key=f"api:{user.pk}:{key}",
+            idempotency_key=keys.api_key(user.pk, key),
             cause_kind="player",
             cause_id=str(player),
         )

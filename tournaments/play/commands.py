@@ -42,7 +42,7 @@ from engine.registry import get_game
 from events import store
 from events.store import Conflict, NewEvent, StoredEvent
 from tournaments.models import Game
-from tournaments.play import randomness
+from tournaments.play import keys, randomness
 from tournaments.play.projection import (
     _current_fields,
     _initial_projection,
@@ -265,7 +265,7 @@ def apply_timeout(
     two sweeps firing the same timeout store it once.
     """
     if idempotency_key is None:
-        idempotency_key = f"timeout-{seat}-{expected_sequence}"
+        idempotency_key = keys.timeout_key(seat, expected_sequence)
     check: Callable[[Game], None] | None = None
     if not force:
 

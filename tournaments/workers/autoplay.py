@@ -35,6 +35,7 @@ from tournaments.play import (
     IdempotencyKeyReused,
     game_row,
     game_view,
+    keys,
     load_state,
     submit_action,
 )
@@ -164,7 +165,7 @@ def _automatic_move(
             seat,
             action,
             expected_sequence=expected_sequence,
-            idempotency_key=f"{kind}:{game_id}:{expected_sequence}:{seat}",
+            idempotency_key=keys.automatic_key(kind, game_id, expected_sequence, seat),
             cause_kind=cause_kind,
             cause_id=cause_id,
         )
