@@ -3,9 +3,10 @@
 Every game is the stream ``game-<id>`` in the event store (:mod:`events.store`);
 its first event is the deal, the rest are moves.  Where each concern lives:
 
-* :mod:`~tournaments.play.commands`: :func:`create_game` deals a new game, from a
+* :mod:`~tournaments.play.deals`: :func:`create_game` deals a new game, from a
   provably fair shuffle (:mod:`engine.fairness`) or from a given deck, and
-  :func:`import_game` stores a portable record as a game; :func:`submit_action`,
+  :func:`import_game` stores a portable record as a game;
+* :mod:`~tournaments.play.commands`: :func:`submit_action`,
   :func:`apply_timeout` and :func:`apply_chance` load the stream, fold it, let
   the engine ``decide`` and append the events at the sequence the caller saw (a
   stale one is a :class:`Conflict`, never an overwrite).  Chance moves (Old
@@ -37,13 +38,12 @@ from tournaments.play.commands import (
     ActionResult,
     apply_chance,
     apply_timeout,
-    create_game,
     game_changed,
     game_ended,
-    import_game,
     submit_action,
 )
 from tournaments.play.context import ContextSeat, GameContext, table_id_of
+from tournaments.play.deals import create_game, import_game
 from tournaments.play.projection import PROJECTED_FIELDS, rebuild_projections
 from tournaments.play.records import export_record
 from tournaments.play.state import (
