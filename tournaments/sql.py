@@ -45,8 +45,9 @@ def update_game(game: Game, names: Iterable[str], using: str = DEFAULT_DB_ALIAS)
     time.  Each value is prepared by its field, as ``update()`` does.
     """
     connection = connections[using]
-    columns = [Game._meta.get_field(name) for name in names]
-    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in columns)
+    by_name = {f.name: f for f in Game._meta.concrete_fields}
+    columns = [by_name[name] for name in names]
+    assignments = ", ".join(f"{connection.ops.quote_name(str(f.column))} = %s" for f in columns)
     values = [f.get_db_prep_save(getattr(game, f.attname), connection) for f in columns]
     with connection.cursor() as cursor:
         cursor.execute(

@@ -61,7 +61,7 @@ def create_game(
         raise IllegalAction(f"seats is a number of players, not {seats!r}", "seats")
     if dealer is None:
         dealer = randomness.source.randbelow(seats)
-    shuffle: dict[str, str] | None = None
+    shuffle: dict[str, Any] | None = None
     if deck is None and server_seed is not None:
         contributions = list(client_seeds)
         mixed = mix_seed(server_seed, contributions, nonce)

@@ -51,8 +51,9 @@ from tournaments.play import (
     game_row,
     stream_name,
 )
+from tournaments.play.context import table_id_of
 from tournaments.services import ServiceError, is_organiser
-from tournaments.workers.autoplay import bot_seats_of, bot_tournaments_to_advance, table_id_of
+from tournaments.workers.autoplay import bot_seats_of, bot_tournaments_to_advance
 
 log = logging.getLogger(__name__)
 

@@ -36,6 +36,7 @@ from kombu.exceptions import OperationalError as BrokerError
 
 from tournaments.models import Game, Round, Table, Tournament
 from tournaments.play import game_row
+from tournaments.play.context import table_id_of
 from tournaments.workers.autoplay import (
     advance_bot_tournament,
     bot_seats,
@@ -43,7 +44,6 @@ from tournaments.workers.autoplay import (
     next_forced_move,
     play_bot_move,
     play_forced_move,
-    table_id_of,
     table_seats,
 )
 from tournaments.workers.clock import deadline_of, fire_timeout, note_own_actions, use_queue
@@ -73,7 +73,7 @@ RETRY = {"autoretry_for": RETRY_ON, "max_retries": 5, "retry_backoff": 0.2, "ret
 EARLY_WAIT_SECONDS = 2.0
 
 
-@shared_task(name="tournaments.tasks.bot_move", **RETRY)
+@shared_task(name="tournaments.tasks.bot_move", **RETRY)  # type: ignore[untyped-decorator]
 def bot_move(game_id: int, expected_sequence: int) -> int | None:
     """One bot move in game ``game_id`` if it is still at ``expected_sequence``.
 
@@ -84,7 +84,7 @@ def bot_move(game_id: int, expected_sequence: int) -> int | None:
     return None if result is None or result.replayed else result.sequence
 
 
-@shared_task(name="tournaments.tasks.forced_move", **RETRY)
+@shared_task(name="tournaments.tasks.forced_move", **RETRY)  # type: ignore[untyped-decorator]
 def forced_move(game_id: int, expected_sequence: int) -> int | None:
     """A person's forced move in game ``game_id`` if it is still at ``expected_sequence``.
 
@@ -94,7 +94,7 @@ def forced_move(game_id: int, expected_sequence: int) -> int | None:
     return None if result is None or result.replayed else result.sequence
 
 
-@shared_task(name="tournaments.tasks.timeout", bind=True, **RETRY)
+@shared_task(name="tournaments.tasks.timeout", bind=True, **RETRY)  # type: ignore[untyped-decorator]
 def timeout(self: Any, game_id: int, seat: int, expected_sequence: int) -> int | None:
     """Apply ``seat``'s timeout in game ``game_id`` at its deadline, if at ``expected_sequence``.
 
@@ -118,20 +118,20 @@ def timeout(self: Any, game_id: int, seat: int, expected_sequence: int) -> int |
     return None if result is None else result.sequence
 
 
-@shared_task(name="tournaments.tasks.advance_tournament", **RETRY)
+@shared_task(name="tournaments.tasks.advance_tournament", **RETRY)  # type: ignore[untyped-decorator]
 def advance_tournament(tournament_id: int) -> int | None:
     """Begin the next round of a tournament of bots whose round just finished; its number."""
     round_ = advance_bot_tournament(tournament_id)
     return None if round_ is None else round_.number
 
 
-@shared_task(name="tournaments.tasks.sweep", **RETRY)
+@shared_task(name="tournaments.tasks.sweep", **RETRY)  # type: ignore[untyped-decorator]
 def sweep() -> dict[str, Any]:
     """Apply expired deadlines and queue stalled bots' moves again (celery beat runs it)."""
     return run_sweep().as_dict()
 
 
-@shared_task(name="tournaments.tasks.keep_demo_live", **RETRY)
+@shared_task(name="tournaments.tasks.keep_demo_live", **RETRY)  # type: ignore[untyped-decorator]
 def keep_demo_live() -> int | None:
     """Begin the next demo tournament when it is due (beat, with ``PARLOUR_DEMO_LIVE``)."""
     from tournaments.demo import keep_demo_live as keep
