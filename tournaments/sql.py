@@ -17,7 +17,8 @@ from django.contrib.auth.models import User
 from django.core.management.color import no_style
 from django.db import DEFAULT_DB_ALIAS, connections
 
-from tournaments.models import ApiToken, Game, Player, TableSeat
+from events.store import StreamSet
+from tournaments.models import ApiToken, Game, Player, Round, Table, TableSeat
 
 
 def ping(using: str = DEFAULT_DB_ALIAS) -> None:
@@ -88,6 +89,19 @@ def table_seats(table: int, using: str = DEFAULT_DB_ALIAS) -> list[tuple[int, bo
             [table],
         )
         return [(seat, bool(autoplay), count) for seat, autoplay, count in cursor.fetchall()]
+
+
+def tournament_game_streams(tournament_id: int) -> StreamSet:
+    """The game streams of tournament ``tournament_id``, as a query the store reads in the
+    same statement as the events: a game dealt in the same transaction as another game's
+    last move is known exactly when its deal is visible (reading the games first could
+    pass its deal unknown)."""
+    return StreamSet(
+        f"SELECT 'game-' || CAST(g.id AS TEXT) FROM {Game._meta.db_table} g"
+        f" JOIN {Table._meta.db_table} t ON g.table_id = t.id"
+        f" JOIN {Round._meta.db_table} r ON t.round_id = r.id WHERE r.tournament_id = %s",
+        (tournament_id,),
+    )
 
 
 def token_owner(

@@ -7,8 +7,10 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connections
 from django.utils import timezone
 
+from events.store import NewEvent, append, read_all
 from tournaments import sql
 from tournaments.models import ApiToken, Club, Game, Player, Round, Table, TableSeat, Tournament
 
@@ -95,3 +97,17 @@ def test_token_owner_finds_the_live_token_and_says_if_it_is_stale(store_alias: s
     assert sql.token_owner("x" * 64, now, store_alias) is None
     ApiToken.objects.using(store_alias).filter(pk=token.pk).update(revoked_at=now)
     assert sql.token_owner("h" * 64, now, store_alias) is None
+
+
+def test_tournament_game_streams_names_the_games_of_its_tables(store_alias: str) -> None:
+    _, _, table = _seated(store_alias)
+    mine = _game(store_alias, table=table)
+    _game(store_alias)  # a game outside any tournament
+    streams = sql.tournament_game_streams(table.round.tournament_id)
+    with connections[store_alias].cursor() as cursor:
+        cursor.execute(streams.sql, list(streams.params))
+        assert [name for (name,) in cursor.fetchall()] == [f"game-{mine.pk}"]
+    append(f"game-{mine.pk}", [NewEvent("x", {"n": 1})], expected_sequence=0, using=store_alias)
+    append("game-999999", [NewEvent("x", {"n": 2})], expected_sequence=0, using=store_alias)
+    found = read_all(within=streams, using=store_alias)
+    assert [e.stream for e in found] == [f"game-{mine.pk}"]

@@ -33,6 +33,7 @@ from tournaments.services.access import (
     is_organiser,
     may_see_game,
     organised_club_ids,
+    organises,
     seat_of,
     seat_player_ids,
 )
@@ -118,8 +119,7 @@ def game_access(request: Request, game_id: int) -> GameAccess:
     if seat is not None:
         return GameAccess(game, seat, organiser=False)
     club = game_club_id(game)
-    clubs = organised_club_ids(user)
-    organiser = clubs is None or (club is not None and club in clubs)
+    organiser = organises(organised_club_ids(user), club)
     if not may_see_game(user, game, seated=False, club_id=club):
         raise NotFound(f"there is no game {game_id}")
     return GameAccess(game, seat, organiser)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.http import HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -100,6 +100,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.play import GameContext, keys, table_id_of
+from tournaments.services.access import visible_games
 from tournaments.workers import clock, notify
 
 #: What an Idempotency-Key may be: 1 to 100 visible ASCII characters.
@@ -856,10 +857,7 @@ _GAME_ID = _id_param("game_id", "The game's id.")
 def _visible_games(request: Request) -> QuerySet[Game]:
     """Games the caller may find in lists: finished ones and tournament games (all of them
     for a superuser).  A running game outside tournaments is reached by its id only."""
-    found = Game.objects.order_by("-id")
-    if organised_club_ids(request.user) is None:
-        return found
-    return found.filter(Q(status=Game.Status.OVER) | Q(table__isnull=False))
+    return visible_games(request.user, Game.objects.order_by("-id"))
 
 
 class GameListView(APIView):

@@ -1,7 +1,8 @@
 """Where the game service and the tournament use cases draw their randomness.
 
 One injectable object, :data:`source`: in service the operating system's secure
-generator (seeds of decks, chance moves, a drawn dealer).  A test that needs a run
+generator (seeds of decks, chance moves, a drawn dealer, the seating's and the bots'
+generators).  A test that needs a run
 it can repeat puts a :class:`Seeded` one there for a block (:func:`using`); callers
 always read ``randomness.source`` when they draw, never a copy of it.
 """
@@ -25,6 +26,11 @@ class Randomness:
         """A generator for the engine's chance draws and timeout choices."""
         return random.SystemRandom()
 
+    def seeded_generator(self) -> random.Random:
+        """A new generator from a secure seed of its own (a round's seating, a bot's
+        choices): a plain ``random.Random``, whose draws can be replayed from its state."""
+        return random.Random(secrets.randbits(64))
+
     def new_seed(self) -> bytes:
         """A fresh secret server seed (:func:`engine.fairness.new_seed`)."""
         return new_seed()
@@ -44,6 +50,9 @@ class Seeded(Randomness):
 
     def generator(self) -> random.Random:
         return self.rng
+
+    def seeded_generator(self) -> random.Random:
+        return random.Random(self.rng.getrandbits(64))
 
     def new_seed(self) -> bytes:
         return hashlib.sha256(f"{self.seed}:{next(self._counter)}".encode()).digest()

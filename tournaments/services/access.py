@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from tournaments import sql
 from tournaments.models import Club, Game, Tournament
@@ -57,6 +57,12 @@ def organised_club_ids(user: Any) -> set[int] | None:
     return set(organised_clubs(user).values_list("pk", flat=True))
 
 
+def organises(clubs: set[int] | None, club_id: int | None) -> bool:
+    """Whether ``club_id`` is among ``clubs``, what :func:`organised_club_ids` gave
+    (``None``: every club)."""
+    return clubs is None or (club_id is not None and club_id in clubs)
+
+
 def seat_player_ids(game: Game) -> list[int | None]:
     """The player id of each seat, from the game's context (``None`` where unknown)."""
     return GameContext.parse(game.context).seat_player_ids()
@@ -86,6 +92,15 @@ def game_club_id(game: Game) -> int | None:
         Tournament.objects.filter(pk=tournament).values_list("club_id", flat=True).first()
     )
     return club
+
+
+def visible_games(user: Any, games: QuerySet[Game]) -> QuerySet[Game]:
+    """The visibility rule as a filter, for lists: the finished games and the
+    tournaments' (every game for a superuser).  A running game outside tournaments is
+    reached by its id only, by its players (:func:`may_see_game`)."""
+    if _superuser(user):
+        return games
+    return games.filter(Q(status=Game.Status.OVER) | Q(table__isnull=False))
 
 
 def may_see_game(

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import random
-import secrets
-
 from django.db import transaction
 
 from engine.bots import bot_levels
 from tournaments.models import CheckIn, Registration, Round, Tournament
+from tournaments.play import randomness
 from tournaments.seating import Constraints
 from tournaments.services.base import (
     PlayerRef,
@@ -126,5 +124,5 @@ def drop(tournament: Tournament, player: PlayerRef) -> Registration:
         registration.save(update_fields=["dropped_after"])
         seated = [r for r in rounds if r.status == Round.Status.SEATED]
         if seated and _in_round(seated[0], who):
-            _reseat(tournament, seated[0], Constraints(), random.Random(secrets.randbits(64)))
+            _reseat(tournament, seated[0], Constraints(), randomness.source.seeded_generator())
         return registration

@@ -13,7 +13,6 @@ A round goes through three steps (docs/tournaments.md, "A club night"):
 from __future__ import annotations
 
 import random
-import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -185,7 +184,7 @@ def start_round(
     ``apart`` lists pairs who must not share a table.  Then the organiser may
     :func:`swap_players` or :func:`reseat`, and :func:`begin_round` deals.
     """
-    rng = rng if rng is not None else random.Random(secrets.randbits(64))
+    rng = rng if rng is not None else randomness.source.seeded_generator()
     with transaction.atomic():
         tournament = _lock(tournament)
         rounds = _rounds(tournament)
@@ -293,7 +292,7 @@ def reseat(
 
     The players are those checked in now (a late check-in is seated, a drop is not).
     """
-    rng = rng if rng is not None else random.Random(secrets.randbits(64))
+    rng = rng if rng is not None else randomness.source.seeded_generator()
     with transaction.atomic():
         tournament, round_ = _seated_round(round_)
         _reseat(tournament, round_, _constraints(tournament, fixed, apart), rng)

@@ -18,8 +18,6 @@ person turned this off (:attr:`Player.play_forced_moves`).
 
 from __future__ import annotations
 
-import random
-import secrets
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -37,6 +35,7 @@ from tournaments.play import (
     game_view,
     keys,
     load_state,
+    randomness,
     submit_action,
 )
 from tournaments.play.context import GameContext, table_id_of
@@ -119,7 +118,7 @@ def next_bot_move(game: Game) -> tuple[int, str, dict[str, Any]] | None:
     state = load_state(game)
     waiting = engine.waiting_for(state)
     to_act = engine.to_act(state)
-    rng = random.Random(secrets.randbits(64))
+    rng = randomness.source.seeded_generator()
     optional = [s for s in sorted(bots) if s in to_act and s not in waiting]
     for seat in [*optional, *[s for s in waiting if s in bots]]:
         view = game_view(game, seat, state=state)
