@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth.models import User
 from django.core.management.color import no_style
 from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.models import Field
 
 from events.store import StreamSet
 from tournaments.models import ApiToken, Game, Player, Round, Table, TableSeat
@@ -46,8 +47,8 @@ def update_game(game: Game, names: Iterable[str], using: str = DEFAULT_DB_ALIAS)
     time.  Each value is prepared by its field, as ``update()`` does.
     """
     connection = connections[using]
-    by_name = {f.name: f for f in Game._meta.concrete_fields}
-    columns = [by_name[name] for name in names]
+    # Projected names are a field's name or its attname (``table_id``): get_field takes both.
+    columns = [cast("Field[Any, Any]", Game._meta.get_field(name)) for name in names]
     assignments = ", ".join(f"{connection.ops.quote_name(str(f.column))} = %s" for f in columns)
     values = [f.get_db_prep_save(getattr(game, f.attname), connection) for f in columns]
     with connection.cursor() as cursor:

@@ -35,14 +35,17 @@ def test_game_row_reads_the_row_or_none(store_alias: str) -> None:
 
 def test_update_game_writes_the_fields_named(store_alias: str) -> None:
     game = _game(store_alias)
+    _, _, table = _seated(store_alias)
     game.sequence, game.deadlines, game.status = 7, {"1": "soon"}, Game.Status.OVER
+    game.table_id = table.pk  # named by its attname, as the projection names it
     game.players = ["not", "written"]
-    sql.update_game(game, ["sequence", "deadlines", "status"], store_alias)
+    sql.update_game(game, ["sequence", "deadlines", "status", "table_id"], store_alias)
     row = Game.objects.using(store_alias).get(pk=game.pk)
-    assert (row.sequence, row.deadlines, row.status, row.players) == (
+    assert (row.sequence, row.deadlines, row.status, row.table_id, row.players) == (
         7,
         {"1": "soon"},
         Game.Status.OVER,
+        table.pk,
         [],
     )
 
