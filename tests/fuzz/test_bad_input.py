@@ -49,7 +49,7 @@ from tests.fuzz.conftest import (
     make_table,
     snapshot,
 )
-from tournaments import games as service
+from tournaments import play as service
 
 pytestmark = pytest.mark.django_db
 

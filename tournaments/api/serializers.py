@@ -26,6 +26,7 @@ from tournaments.models import (
     TableSeat,
     Tournament,
 )
+from tournaments.play.context import GameContext, table_id_of
 
 GAME_IDS = [g.id for g in all_games()]
 
@@ -395,9 +396,10 @@ class GameSummarySerializer(serializers.ModelSerializer[Game]):
         read_only_fields = fields
 
     def _from_context(self, game: Game, key: str) -> int | None:
-        context = game.context if isinstance(game.context, dict) else {}
-        value = context.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
+        if key == "table":
+            return table_id_of(game)
+        value: int | None = getattr(GameContext.parse(game.context), key)
+        return value
 
     def get_tournament(self, game: Game) -> int | None:
         return self._from_context(game, "tournament")
