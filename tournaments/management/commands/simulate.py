@@ -15,7 +15,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from engine.bots import bot_levels, make_bot
-from engine.play import new_deal, play_bots, winners_and_losers
+from engine.play import new_deal, play_bots
 from engine.record import export_record
 from engine.registry import get_game
 
@@ -68,7 +68,7 @@ class Command(BaseCommand):
                 )
                 record = export_record(played.events, players=[f"bot {lv}" for lv in levels])
                 moves += len(record["moves"])
-                won, lost = winners_and_losers(record["result"])
+                won, lost = game.winners_and_losers(record["result"])
                 for seat in won:
                     wins[seat] += 1
                 for seat in lost:
