@@ -24,8 +24,8 @@ TEMPLATES = Path(__file__).parent / "templates"
 @contextmanager
 def registered() -> Iterator[None]:
     """Last Card and its presenter registered for the duration (templates are the caller's)."""
-    from tournaments import presenters
     from tests.toy_game.presenter import PRESENTER
+    from tournaments import presenters
 
     registry.register(GAME)
     presenters.register(PRESENTER)
