@@ -77,6 +77,7 @@ class Presenter:
 PRESENTERS: dict[str, Presenter] = {}
 
 _DEFAULT = Presenter()
+_LOOKED_UP: set[str] = set()
 
 
 def register(presenter: Presenter) -> Presenter:
@@ -95,8 +96,10 @@ def unregister(game_id: str) -> None:
 def presenter_for(kind: str) -> Presenter:
     """The presenter of the game ``kind``; the default one for a game that has none."""
     found = PRESENTERS.get(kind)
-    if found is None and kind in game_ids():
-        # Only a registered game's id names a module here, never any stored text.
+    if found is None and kind not in _LOOKED_UP and kind in game_ids():
+        # Only a registered game's id names a module here, never any stored text;
+        # each is looked for once (a game without a module here keeps the default).
+        _LOOKED_UP.add(kind)
         try:
             importlib.import_module(f"{__name__}.{kind}")
         except ModuleNotFoundError as error:
