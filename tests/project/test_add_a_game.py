@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import copy
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +26,8 @@ from tournaments.models import Game
 from tournaments.presenters import presenter_for
 
 pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -61,6 +66,25 @@ def test_the_registered_toy_game_is_known_everywhere_a_game_is_listed(world: Wor
     page = client.get("/tournaments/new").content.decode()
     assert "Last Card (2–4 players)" in page
     assert "N deals, fewest losses (Bhabhi / Getaway, Last Card, Old Maid)" in page
+
+
+def test_a_game_registered_first_does_not_keep_the_built_in_games_out() -> None:
+    # A fresh interpreter: in this one the registry has long been read.
+    script = (
+        "from engine.registry import all_games, register\n"
+        "from tests.toy_game.last_card import GAME\n"
+        "register(GAME)\n"
+        "print(' '.join(g.id for g in all_games()))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert done.stdout.split() == ["bhabhi", "give_and_take", "give_away", "last_card", "old_maid"]
 
 
 def test_the_service_deals_plays_and_shows_the_toy_game() -> None:
