@@ -27,7 +27,7 @@ from rest_framework.views import APIView
 
 from engine.fairness import check_shuffle, shuffle_contributions
 from engine.record import import_record
-from engine.registry import get_game
+from engine.registry import game_ids, get_game
 from events.store import Position
 from tournaments import play as games
 from tournaments import services, standings
@@ -793,8 +793,8 @@ class RatingsView(APIView):
         game = request.query_params.get("game", "")
         if club_id is None:
             raise ValidationError({"club": ["name the club: ?club=<id>"]})
-        if game not in GAME_IDS:
-            raise ValidationError({"game": [f"one of {', '.join(GAME_IDS)}, not {game!r}"]})
+        if game not in game_ids():
+            raise ValidationError({"game": [f"one of {', '.join(game_ids())}, not {game!r}"]})
         club = _get(Club.objects.all(), club_id, "club")
         board = standings.rating_leaderboard(club, game)
         items = [
