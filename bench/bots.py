@@ -131,8 +131,8 @@ def wait_over(ids: list[int], limit: float) -> float:
 
 
 def bot_games(count: int) -> dict[str, Any]:
-    from tournaments.games import create_game
     from tournaments.models import Game
+    from tournaments.play import create_game
 
     kinds = [("bhabhi", 4), ("give_away", 3), ("old_maid", 4), ("give_and_take", 4)]
     ids: list[int] = []
@@ -202,8 +202,8 @@ def person_games(count: int) -> list[int]:
     found by the sweep.  After that first timeout the worker's own commits
     queue every later task.
     """
-    from tournaments import games
-    from tournaments.tasks import on_game_changed
+    from tournaments import play
+    from tournaments.workers.tasks import on_game_changed
 
     context = {
         "seats": [
@@ -214,16 +214,16 @@ def person_games(count: int) -> list[int]:
     }
     rng = random.Random(2026)
     decks = [deck_where_seat_0_leads(rng) for _ in range(count)]
-    games.game_changed.disconnect(dispatch_uid=ON_CHANGE_UID)
+    play.game_changed.disconnect(dispatch_uid=ON_CHANGE_UID)
     try:
         return [
-            games.create_game(
+            play.create_game(
                 "bhabhi", 3, dealer=2, deck=deck, turn_seconds=TURN_SECONDS, context=context
             ).pk
             for deck in decks
         ]
     finally:
-        games.game_changed.connect(on_game_changed, dispatch_uid=ON_CHANGE_UID)
+        play.game_changed.connect(on_game_changed, dispatch_uid=ON_CHANGE_UID)
 
 
 def summary(delays: list[float]) -> str:

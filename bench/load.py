@@ -227,23 +227,24 @@ def layer_clock() -> LayerClock:
     from engine.contract import Game as Engine
     from engine.registry import all_games
     from events import store
-    from tournaments import games
+    from tournaments import play
     from tournaments.api import views
     from tournaments.api.authentication import BearerTokenAuthentication
+    from tournaments.play import commands
 
     clock = LayerClock()
     clock.wrap(BearerTokenAuthentication, "authenticate", "token authentication")
     clock.wrap(APIView, "check_throttles", "throttles (counts in the Redis cache)")
     clock.wrap(views, "game_access", "game access (game row, seat, club)")
-    clock.wrap(games, "submit_action", "service: the rest (game row, key lookup)")
-    clock.wrap(games, "_load", "service: load + fold")
+    clock.wrap(play, "submit_action", "service: the rest (game row, key lookup)")
+    clock.wrap(commands, "_load", "service: load + fold")
     clock.wrap(Engine, "decide", "service: engine decide (+ chance)")
     clock.wrap(Engine, "resolve", "service: engine decide (+ chance)")
     for engine in all_games():
         if "resolve" in type(engine).__dict__:
             clock.wrap(type(engine), "resolve", "service: engine decide (+ chance)")
     clock.wrap(store, "append", "service: store append (INSERT)")
-    clock.wrap(games, "_after_append", "service: projection (+ series hook)")
+    clock.wrap(commands, "_after_append", "service: projection (+ series hook)")
     clock.wrap(BaseDatabaseWrapper, "commit", "service: COMMIT")
     clock.wrap(
         BaseDatabaseWrapper,

@@ -137,8 +137,8 @@ def measure(figures: Figures, stall_seconds: float) -> None:
     from django.utils import timezone
 
     from events.store import read_stream
-    from tournaments.autoplay import bot_to_act
     from tournaments.models import Game, Tournament
+    from tournaments.workers.autoplay import bot_to_act
 
     connections.close_all()
     figures.games_finished = Game.objects.exclude(status=Game.Status.RUNNING).count()

@@ -120,7 +120,7 @@ def concurrent(url: str, writers: int, count: int, shared: bool) -> tuple[float,
 def play_through_service(kind: str, seats: int, rng: random.Random) -> tuple[int, int, float]:
     """Play one game through the service; (game id, actions, seconds in submit_action)."""
     from engine.registry import get_game
-    from tournaments import games as service
+    from tournaments import play as service
 
     game = service.create_game(kind, seats)
     engine = get_game(kind)
@@ -163,7 +163,7 @@ def run(url: str, args: argparse.Namespace) -> None:
 
     from engine.registry import all_games, get_game
     from events.store import read_stream
-    from tournaments import games as service
+    from tournaments import play as service
 
     call_command("migrate", verbosity=0)
     with connection.cursor() as cursor:

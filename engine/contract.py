@@ -373,6 +373,21 @@ class Game(ABC, Generic[S]):
 
     # -- provided --------------------------------------------------------------
 
+    def winners_and_losers(self, outcome: Outcome) -> tuple[list[int], list[int]]:
+        """Who won and who lost a deal, from :meth:`outcome`'s result.
+
+        The default reads RECORD.md's three result shapes, the ones the series
+        formats score (:mod:`engine.series`): ``places`` (the first group won,
+        the last lost), a ``loser`` (nobody won), a ``winner`` (null: a draw).
+        """
+        if "places" in outcome:
+            places = outcome["places"]
+            return list(places[0]), list(places[-1]) if len(places) > 1 else []
+        if "loser" in outcome:
+            return [], [outcome["loser"]]
+        winner = outcome.get("winner")
+        return ([] if winner is None else [winner]), []
+
     def is_over(self, state: S) -> bool:
         """Whether the game has ended."""
         return self.outcome(state) is not None

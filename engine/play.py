@@ -111,14 +111,3 @@ def _bot_events(
 ) -> list[Event]:
     request, is_chance = game.resolve(state, seat, action, rng)
     return game.decide(state, seat, request, chance=is_chance)
-
-
-def winners_and_losers(outcome: dict[str, Any]) -> tuple[list[int], list[int]]:
-    """Who won and who lost a deal, read from any game's result shape (RECORD.md)."""
-    if "places" in outcome:
-        places = outcome["places"]
-        return list(places[0]), list(places[-1]) if len(places) > 1 else []
-    if "loser" in outcome:
-        return [], [outcome["loser"]]
-    winner = outcome.get("winner")
-    return ([] if winner is None else [winner]), []

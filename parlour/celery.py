@@ -1,10 +1,12 @@
 """The Celery application, configured from Django settings (``CELERY_*``).
 
-Beat runs one periodic task, the sweep (:func:`tournaments.tasks.sweep`), every
+Beat runs one periodic task, the sweep (``tournaments.tasks.sweep``, in
+tournaments/workers/tasks.py: the tasks keep the names of the module's old place,
+for messages queued before an upgrade), every
 ``PARLOUR_SWEEP_SECONDS``: it applies turn deadlines that passed and queues
 again the move of a bot whose task was lost (docs/workers.md).  With
 ``PARLOUR_DEMO_LIVE`` (``make run``) it also keeps the demo live
-(:func:`tournaments.tasks.keep_demo_live`, tournaments/demo.py).
+(``tournaments.tasks.keep_demo_live``, tournaments/demo.py).
 """
 
 import os
@@ -17,7 +19,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
 
 app = Celery("parlour")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()
+# The tasks live in tournaments/workers/tasks.py (``related_name`` is the module
+# autodiscovery imports in each package); apps.ready imports it too.
+app.autodiscover_tasks(["tournaments.workers"])
 
 SWEEP_TASK = "tournaments.tasks.sweep"
 DEMO_TASK = "tournaments.tasks.keep_demo_live"

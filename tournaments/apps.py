@@ -7,15 +7,22 @@ class TournamentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # After every commit that changes a game, queue its bot move and its
-        # timeouts (tournaments/tasks.py, docs/workers.md).
-        from tournaments import games, notify, tasks
+        from tournaments import play
+        from tournaments.services import series
+        from tournaments.workers import notify, tasks
 
-        # Wake long-polling readers (tournaments/notify.py) before the tasks'
+        # A table's series goes on in the transaction of the move that ended its
+        # game (tournaments/services/series.py): the game service's one way back.
+        play.game_ended.connect(
+            series.on_game_ended, dispatch_uid="tournaments.services.series.on_game_ended"
+        )
+        # After every commit that changes a game, queue its bot move and its
+        # timeouts (tournaments/workers/tasks.py, docs/workers.md).
+        # Wake long-polling readers (tournaments/workers/notify.py) before the tasks'
         # receiver, which may take a while (eager bots, a broker that is down).
-        games.game_changed.connect(
+        play.game_changed.connect(
             notify.on_game_changed, dispatch_uid="tournaments.notify.on_game_changed"
         )
-        games.game_changed.connect(
+        play.game_changed.connect(
             tasks.on_game_changed, dispatch_uid="tournaments.tasks.on_game_changed"
         )

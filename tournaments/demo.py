@@ -1,7 +1,7 @@
 """The live demo: a bot tournament of the demo club is always being played.
 
 ``make run`` sets ``PARLOUR_DEMO_LIVE=true``; beat then runs
-:func:`tournaments.tasks.keep_demo_live` every ``parlour.celery.DEMO_CHECK_SECONDS``
+:func:`tournaments.workers.tasks.keep_demo_live` every ``parlour.celery.DEMO_CHECK_SECONDS``
 (5 s), which calls
 :func:`keep_demo_live`.  A new demo tournament begins as soon as every running
 one has reached its second-to-last round, so the next is under way before the last ends

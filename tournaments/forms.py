@@ -15,12 +15,22 @@ from engine.registry import all_games
 from tournaments.models import Club, Player, Tournament
 from tournaments.services import ServiceError
 
-SERIES_KINDS = [
-    ("", "the game's usual series"),
-    ("first_to", "first to N round wins (Give Away)"),
-    ("losses", "N deals, fewest losses (Old Maid, Bhabhi)"),
-    ("place_points", "N games, place points (Give & Take)"),
-]
+#: The series kinds (:mod:`engine.series`) in words; the games scored by each are named
+#: from the registry (:func:`series_choices`), so a new game needs no line here.
+SERIES_WORDS = {
+    "first_to": "first to N round wins",
+    "losses": "N deals, fewest losses",
+    "place_points": "N games, place points",
+}
+
+
+def series_choices() -> list[tuple[str, str]]:
+    """The series a tournament may choose, each with the games whose results it scores."""
+    choices = [("", "the game's usual series")]
+    for kind, words in SERIES_WORDS.items():
+        names = [g.name for g in all_games() if g.default_series.kind == kind]
+        choices.append((kind, f"{words} ({', '.join(names)})" if names else words))
+    return choices
 
 
 class TournamentForm(forms.Form):
@@ -30,7 +40,7 @@ class TournamentForm(forms.Form):
     name = forms.CharField(max_length=120)
     game = forms.ChoiceField(choices=())
     rounds = forms.IntegerField(min_value=1, max_value=50, initial=3)
-    series_kind = forms.ChoiceField(choices=SERIES_KINDS, required=False, label="Series")
+    series_kind = forms.ChoiceField(choices=(), required=False, label="Series")
     series_target = forms.IntegerField(
         min_value=1,
         max_value=100,
@@ -83,6 +93,9 @@ class TournamentForm(forms.Form):
         game_field.choices = [
             (g.id, f"{g.name} ({g.min_seats}–{g.max_seats} players)") for g in all_games()
         ]
+        series_field = self.fields["series_kind"]
+        assert isinstance(series_field, forms.ChoiceField)
+        series_field.choices = series_choices()
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

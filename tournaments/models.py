@@ -1,7 +1,7 @@
 """Parlour's tables of record for tournaments, and the game projection.
 
 :class:`Game` is a *projection*: every field is derived from the game's event
-stream ``game-<id>`` (see :mod:`tournaments.games`), updated in the same
+stream ``game-<id>`` (see :mod:`tournaments.play`), updated in the same
 transaction as each append, and disposable: ``manage.py rebuild_projections``
 recomputes every row from the events alone.
 """
@@ -16,7 +16,7 @@ from django.db import models
 class Game(models.Model):
     """One game (one deal) as its events make it: who acts, deadlines, the result.
 
-    Never edit a row by hand: append events through :mod:`tournaments.games`.
+    Never edit a row by hand: append events through :mod:`tournaments.play`.
     """
 
     class Status(models.TextChoices):

@@ -2,6 +2,8 @@
 
 Pure Python, no Django: the tournament app feeds these functions from its
 models and events and stores the :class:`Seating` they return (``to_json``).
+(Over 400 lines, on purpose: one algorithm — sizes, byes, mixing, seat order and
+the organiser's constraints — whose parts check each other's invariants.)
 docs/tournaments.md explains the rules to an organiser; in short:
 
 * **Table sizes** (:func:`table_sizes`): the fewest players sit out, then the

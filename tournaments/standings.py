@@ -29,6 +29,7 @@ from engine.registry import get_game
 from engine.series import SeriesFormat
 from events import store
 from tournaments.models import Club, Game, Player, Registration, Round, Table, TableSeat, Tournament
+from tournaments.play.context import GameContext, table_id_of
 from tournaments.ratings import Rating, update
 from tournaments.scoring import RoundResult, Standing, TableResult, standings
 
@@ -70,7 +71,7 @@ class SeriesResult:
 
 @dataclass(frozen=True)
 class _GameFacts:
-    context: Mapping[str, Any]
+    context: GameContext
     dealer: int
     result: Mapping[str, Any] | None
     finished_at: datetime | None
@@ -83,7 +84,7 @@ def _facts_from_events(game: Game) -> _GameFacts:
     engine = get_game(deal["game"])
     outcome = engine.outcome(engine.fold(e.payload for e in events))
     return _GameFacts(
-        context=(deal.get("table") or {}).get("context") or {},
+        context=GameContext.parse((deal.get("table") or {}).get("context")),
         dealer=int(deal["dealer"]),
         result=outcome,
         finished_at=events[-1].recorded_at if outcome is not None else None,
@@ -93,23 +94,30 @@ def _facts_from_events(game: Game) -> _GameFacts:
 def _facts_from_projection(game: Game) -> _GameFacts:
     """The same facts from the game's row (itself a projection of the events)."""
     return _GameFacts(
-        context=game.context or {},
+        context=GameContext.parse(game.context),
         dealer=game.dealer,
         result=game.result if game.is_over else None,
         finished_at=game.finished_at if game.is_over else None,
     )
 
 
+def _number(value: int | None) -> int:
+    """A number every tournament game's context has (a game dealt by the services)."""
+    if value is None:
+        raise ValueError("a tournament game's context lacks its tournament, round or number")
+    return value
+
+
 def _series(
     fmt: SeriesFormat, tournament: int, table: int, facts: Sequence[_GameFacts]
 ) -> SeriesResult:
-    ordered = sorted(facts, key=lambda f: int(f.context["game_number"]))
+    ordered = sorted(facts, key=lambda f: _number(f.context.game_number))
     first = ordered[0].context
-    players = tuple(str(seat["player"]) for seat in first["seats"])
+    players = tuple(str(seat.player) for seat in first.seats)
     results: list[Mapping[str, Any]] = []
     finished_at: datetime | None = None
     for expected, fact in enumerate(ordered, start=1):
-        if int(fact.context["game_number"]) != expected or fact.result is None:
+        if _number(fact.context.game_number) != expected or fact.result is None:
             break
         results.append(fact.result)
         finished_at = fact.finished_at
@@ -119,7 +127,7 @@ def _series(
     )
     return SeriesResult(
         tournament=tournament,
-        round=int(first["round"]),
+        round=_number(first.round),
         table=table,
         players=players,
         results=tuple(results),
@@ -143,8 +151,8 @@ def series_results(
     grouped: dict[tuple[int, int], list[_GameFacts]] = defaultdict(list)
     for game in games:
         facts = _facts_from_events(game) if from_events else _facts_from_projection(game)
-        context = facts.context
-        grouped[(int(context["tournament"]), int(context["table"]))].append(facts)
+        table = table_id_of(game)
+        grouped[(_number(facts.context.tournament), _number(table))].append(facts)
     found = [
         _series(SeriesFormat.from_json(by_id[t].series), t, table, facts)
         for (t, table), facts in grouped.items()

@@ -6,7 +6,7 @@ time the API's Server-Sent Events stream of the game (or tournament) sends an
 event.  Without JavaScript every page still works (reload to see what changed).
 
 The play page posts a seat's action to :func:`game_act`, a thin view over
-:func:`tournaments.games.submit_action` (a form with the CSRF token; the script
+:func:`tournaments.play.submit_action` (a form with the CSRF token; the script
 sends the same form with ``fetch``).  Organiser pages post to
 :func:`tournament_command`, which calls the use cases of
 :mod:`tournaments.services` and reports their errors as they say them.
@@ -14,7 +14,6 @@ sends the same form with ``fetch``).  Organiser pages post to
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -26,7 +25,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Count, Q
 from django.http import (
     Http404,
@@ -47,9 +46,8 @@ from engine.series import scores as series_scores
 from events import store
 from events.models import Event
 from events.store import Conflict, IdempotencyKeyReused
-from tournaments import clock, services
+from tournaments import services, sql
 from tournaments.api.parsers import load_json
-from tournaments.api.permissions import seat_of
 from tournaments.forms import (
     NewPlayerForm,
     RegisterForm,
@@ -58,7 +56,6 @@ from tournaments.forms import (
     SwapForm,
     TournamentForm,
 )
-from tournaments.games import game_events, game_view, is_revealed, submit_action
 from tournaments.models import (
     CheckIn,
     ClientSeed,
@@ -71,11 +68,22 @@ from tournaments.models import (
     TableSeat,
     Tournament,
 )
+from tournaments.play import (
+    GameContext,
+    game_events,
+    game_view,
+    is_revealed,
+    keys,
+    submit_action,
+    table_id_of,
+)
 from tournaments.ratings import Rating, update
 from tournaments.scoring import BYE_POINTS, TableResult, table_points
+from tournaments.services.access import may_see_game, organised_clubs, seat_of
 from tournaments.standings import live_standings, series_results
 from tournaments.templatetags.charts import points as points_text
 from tournaments.templatetags.tables import action_choices, describe, present, result_text
+from tournaments.workers import clock
 
 #: Events shown in a live table's log.
 LOG_EVENTS = 8
@@ -146,25 +154,19 @@ def _tournament_stream_url(tournament: Tournament) -> str:
 
 
 def _seat_info(game: Game) -> list[dict[str, Any]]:
-    context = game.context if isinstance(game.context, dict) else {}
-    seats = context.get("seats")
-    return [s if isinstance(s, dict) else {} for s in seats] if isinstance(seats, list) else []
+    return [seat.as_dict() for seat in GameContext.parse(game.context).seats]
 
 
 def _tournament_of(game: Game) -> Tournament | None:
-    context = game.context if isinstance(game.context, dict) else {}
-    tid = context.get("tournament")
-    if isinstance(tid, int) and not isinstance(tid, bool):
+    tid = GameContext.parse(game.context).tournament
+    if tid is not None:
         return Tournament.objects.filter(pk=tid).select_related("club").first()
     return None
 
 
 def _may_see(request: HttpRequest, game: Game) -> bool:
-    """Who may look at a game page: anyone for club games and finished games (as the API)."""
-    if game.is_over or _tournament_of(game) is not None:
-        return True
-    user = request.user
-    return bool(user.is_authenticated and (user.is_superuser or seat_of(user, game) is not None))
+    """Who may look at a game page: the one visibility rule (as the API)."""
+    return may_see_game(request.user, game)
 
 
 def _visible_game(request: HttpRequest, game_id: int) -> Game:
@@ -216,11 +218,11 @@ def _live_table(game: Game, *, viewer: Any = None, compact: bool = False) -> dic
 
 
 def _context_numbers(game: Game) -> dict[str, Any]:
-    context = game.context if isinstance(game.context, dict) else {}
+    context = GameContext.parse(game.context)
     return {
-        "round": context.get("round"),
-        "game_number": context.get("game_number"),
-        "table_id": context.get("table"),
+        "round": context.round,
+        "game_number": context.game_number,
+        "table_id": table_id_of(game),
     }
 
 
@@ -313,8 +315,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def healthz(request: HttpRequest) -> JsonResponse:
     """Liveness and database reachability, for load balancers and compose health checks."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
+    sql.ping()
     return JsonResponse({"status": "ok"})
 
 
@@ -688,7 +689,7 @@ def _play_context(request: HttpRequest, game: Game, seat: int) -> dict[str, Any]
 
 def _forced_for(game: Game, seat: int) -> bool:
     """Whether the server is about to play ``seat``'s forced move."""
-    from tournaments.autoplay import next_forced_move
+    from tournaments.workers.autoplay import next_forced_move
 
     forced = next_forced_move(game)
     return forced is not None and forced[0] == seat
@@ -715,13 +716,6 @@ def game_play(request: HttpRequest, game_id: int) -> HttpResponse:
     if _wants_fragment(request):
         return render(request, "fragments/play.html", context)
     return render(request, "play.html", context)
-
-
-def _idempotency_key(seat: int, expected: int, action: Mapping[str, Any]) -> str:
-    digest = hashlib.sha256(
-        json.dumps(dict(action), sort_keys=True, separators=(",", ":")).encode()
-    ).hexdigest()[:24]
-    return f"web:{seat}:{expected}:{digest}"
 
 
 @require_POST
@@ -771,7 +765,7 @@ def _submit(game_id: int, seat: int, action: Mapping[str, Any], expected: int) -
         seat,
         action,
         expected_sequence=expected,
-        idempotency_key=_idempotency_key(seat, expected, action),
+        idempotency_key=keys.web_key(seat, expected, action),
         cause_kind="seat",
     )
     return result.sequence
@@ -980,11 +974,7 @@ def my_preferences(request: HttpRequest) -> HttpResponse:
 
 
 def _organised_clubs(user: Any) -> Any:
-    if not user.is_authenticated:
-        return Club.objects.none()
-    if user.is_superuser:
-        return Club.objects.all()
-    return Club.objects.filter(organisers=user)
+    return organised_clubs(user)
 
 
 def _require_organiser(request: HttpRequest, club: Club) -> None:

@@ -773,8 +773,8 @@ def check_store(
 
     from engine.registry import get_game
     from events.store import read_stream
-    from tournaments.games import PROJECTED_FIELDS, rebuild_projections
     from tournaments.models import Game, Tournament
+    from tournaments.play import PROJECTED_FIELDS, rebuild_projections
 
     connections.close_all()
     checks: list[Check] = []

@@ -1,8 +1,2 @@
-"""One module per game; importing this package registers them all."""
-
-from engine.games import (
-    bhabhi,  # noqa: F401
-    give_and_take,  # noqa: F401
-    give_away,  # noqa: F401
-    old_maid,  # noqa: F401
-)
+"""One module per game: each registers itself on import (:mod:`engine.registry` imports
+every module of this package the first time it is asked for a game)."""

@@ -22,7 +22,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.bots import register_bot
 from engine.cards import ACE_LOW_VALUE, Card, CardError, full_deck, parse_card
 from engine.contract import Action, Game, IllegalAction, Outcome, View
 from engine.registry import register
@@ -298,31 +297,4 @@ class GiveAway(Game[GiveAwayState]):
         }
 
 
-class GiveAwayHeuristicBot:
-    """Plays the forced move; when several foundations fit, the lowest-numbered one.
-
-    Every foundation a card fits has the same top rank (the card's rank minus
-    one; for an ace, empty), so whichever is chosen the table afterwards holds
-    the same multiset of foundation tops: the choice never changes what anyone
-    can play later, and no slot is better for the others or for oneself.  The
-    bot therefore keeps the table tidy (aces fill slots left to right) by taking
-    the lowest-numbered fitting slot, the same as the timeout action.  It reads
-    only the view's face-up card and foundation sizes.
-    """
-
-    level = "heuristic"
-
-    def choose(self, view: View, rng: random.Random) -> Action | None:
-        seat = view["viewer"]
-        if seat is None or seat not in view["waiting_for"]:
-            return None
-        card = view["face_up"][seat]
-        need = _NEEDS[card]
-        for k, f in enumerate(view["foundations"]):
-            if f["size"] == need:
-                return {"type": "play", "card": card, "foundation": k}
-        return {"type": "pass"}
-
-
 GAME = register(GiveAway())
-register_bot(GAME.id, "heuristic", GiveAwayHeuristicBot)

@@ -35,7 +35,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.bots import register_bot
 from engine.cards import RANKS, SUITS, Card, CardError, deal_round_robin, old_maid_deck, parse_card
 from engine.contract import Action, Game, IllegalAction, Outcome, View, sorted_actions
 from engine.registry import register
@@ -424,28 +423,4 @@ class OldMaid(Game[OldMaidState]):
         return result
 
 
-class OldMaidHeuristicBot:
-    """Draws at a random position; holding a queen, shuffles its offered fan now and then."""
-
-    level = "heuristic"
-
-    def __init__(self, shuffle_rate: float = 0.3) -> None:
-        self.shuffle_rate = shuffle_rate
-
-    def choose(self, view: View, rng: random.Random) -> Action | None:
-        me = view["viewer"]
-        if me in view["waiting_for"]:
-            return {"type": "draw", "index": rng.randrange(view["offered"])}
-        hand: list[str] = view.get("hand") or []
-        if (
-            view["offerer"] == me
-            and len(hand) >= 2
-            and any(c[0] == "Q" for c in hand)
-            and rng.random() < self.shuffle_rate
-        ):
-            return {"type": "shuffle"}
-        return None
-
-
 GAME = register(OldMaid())
-register_bot(GAME.id, "heuristic", OldMaidHeuristicBot)

@@ -53,7 +53,8 @@ def seed(password: str) -> dict[str, Any]:
     from django.contrib.auth.models import User
 
     from engine.bots import bot_levels
-    from tournaments import games, services
+    from tournaments import play as games
+    from tournaments import services
     from tournaments.api.authentication import create_token
 
     users = {

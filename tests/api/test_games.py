@@ -10,7 +10,7 @@ import pytest
 from engine.registry import get_game
 from tests.api.conftest import Api, World, seat_of_name, strings, tournament_game
 from tests.service.play import play
-from tournaments import games as service
+from tournaments import play as service
 from tournaments.models import Game
 
 pytestmark = pytest.mark.django_db

@@ -18,7 +18,7 @@ from engine.registry import get_game
 from events import store
 from tests.api.conftest import Api, World, strings, tournament_game
 from tests.api.test_streams import read_sse
-from tournaments import games as service
+from tournaments import play as service
 from tournaments.models import Game
 
 pytestmark = pytest.mark.django_db

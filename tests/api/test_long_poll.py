@@ -1,6 +1,6 @@
 """Long-polling a game: ``GET /games/{id}?after=N&wait=S`` answers when the game moves.
 
-The waiting request is woken by :mod:`tournaments.notify`: a Redis publish after
+The waiting request is woken by :mod:`tournaments.workers.notify`: a Redis publish after
 each commit, a read of the game's row at least every second in case a publish is
 lost, and a read every 0.1 s when there is no Redis.  The tests that wake a
 request act from another thread, so they commit for real
@@ -25,8 +25,8 @@ from conftest import IN_CI, redis_url
 from tests.api.conftest import Api, World, tournament_game
 from tests.api.test_games import act, drawer, is_problem, standalone
 from tests.service.play import play
-from tournaments import notify
 from tournaments.models import Game
+from tournaments.workers import notify
 
 pytestmark = pytest.mark.django_db
 
@@ -164,7 +164,7 @@ def test_a_lost_publish_only_delays_the_long_poll_until_the_next_database_read(
     assert client is not None
     monkeypatch.setattr(client, "publish", dead.publish)
     monkeypatch.setattr(notify, "RECHECK_SECONDS", 0.5)
-    with caplog.at_level(logging.WARNING, logger="tournaments.notify"):
+    with caplog.at_level(logging.WARNING, logger="tournaments.workers.notify"):
         long_poll_across_a_move(world, api)
     assert any("could not publish" in r.getMessage() for r in caplog.records)
 
@@ -175,7 +175,7 @@ def test_while_redis_is_down_actions_succeed_and_a_long_poll_wakes_by_polling(
     world: World, api: Api, settings: Any, on_postgres: None, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings.REDIS_URL = REDIS_DOWN
-    with caplog.at_level(logging.WARNING, logger="tournaments.notify"):
+    with caplog.at_level(logging.WARNING, logger="tournaments.workers.notify"):
         long_poll_across_a_move(world, api)
     messages = [r.getMessage() for r in caplog.records]
     assert any("polling" in m for m in messages), messages
@@ -324,7 +324,7 @@ def test_publishing_without_redis_or_to_a_redis_that_is_down_never_raises(
     notify.publish(1, 2)
     settings.REDIS_URL = REDIS_DOWN
     started = time.monotonic()
-    with caplog.at_level(logging.WARNING, logger="tournaments.notify"):
+    with caplog.at_level(logging.WARNING, logger="tournaments.workers.notify"):
         notify.publish(1, 2)
     assert time.monotonic() - started < 2, "a Redis that is down does not hold up the action"
     assert any("could not publish" in r.getMessage() for r in caplog.records)

@@ -113,7 +113,7 @@ def test_a_player_hands_their_seat_to_a_bot_and_takes_it_back(world: World, api:
 
 
 def test_autoplay_is_for_tournament_seats_only(world: World, api: Api) -> None:
-    from tournaments import games as service
+    from tournaments import play as service
 
     seats = [{"player": world.players[n].pk, "name": n, "bot": None} for n in ("alice", "bob")]
     game = service.create_game("old_maid", 2, context={"seats": seats})

@@ -15,7 +15,7 @@ from tests.api.conftest import Api, World
 from tests.api.test_games import standalone
 from tests.api.test_throttles import START, Clock, use_cache
 from tests.service.play import play
-from tournaments import games as service
+from tournaments import play as service
 from tournaments.api.throttling import RateLimits
 from tournaments.models import Game
 

@@ -11,7 +11,8 @@ import pytest
 from events.store import Position, read_all
 from tests.api.conftest import Api, World, seat_of_name, tournament_game
 from tests.service.play import play, step
-from tournaments import games as service
+from tournaments import play as service
+from tournaments.models import Game
 
 pytestmark = pytest.mark.django_db
 
@@ -189,7 +190,7 @@ def test_a_tournament_stream_sends_the_deal_of_a_game_dealt_while_it_reads(
     monkeypatch.setattr(TournamentFeed, "_games", games_then_commit)
     for _ in range(3):
         sent += feed.poll()[0]
-    second = service.Game.objects.get(table_id=first.table_id, number_in_series=2)
+    second = Game.objects.get(table_id=first.table_id, number_in_series=2)
     frames = [json.loads(f.decode().split("data: ", 1)[1]) for f in sent if b"data: " in f]
     got = [(f["game_id"], f["sequence"]) for f in frames]
     first.refresh_from_db()

@@ -4,7 +4,7 @@ The app runs as it does under ``make run``: ``manage.py runserver`` in a
 subprocess, on a database of its own (a SQLite file in a temporary folder, or,
 when the tests run on PostgreSQL, a fresh PostgreSQL database ``parlour_browser_<pid>``
 dropped at the end).  The bots' seats are played by the helper process
-``tests/browser/harness.py`` (a loop over :func:`tournaments.autoplay.play_bot_move`,
+``tests/browser/harness.py`` (a loop over :func:`tournaments.workers.autoplay.play_bot_move`,
 what the Celery worker does in production), which also sets up each test's scenario.
 
 Chromium must be ``/usr/bin/chromium`` (``apt-get install chromium``; ``make test``

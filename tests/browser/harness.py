@@ -4,7 +4,7 @@ Run as ``python -m tests.browser.harness`` with the same environment as the web
 server under test (its own database).  It reads one JSON command per line on
 standard input and answers one JSON line on standard output; meanwhile a thread
 plays every bot seat of every running game through
-:func:`tournaments.autoplay.play_bot_move` (what the Celery worker does in
+:func:`tournaments.workers.autoplay.play_bot_move` (what the Celery worker does in
 production), waiting ``delay`` seconds before each move so a person (or a test)
 can watch.  Closing standard input stops it.
 """
@@ -29,14 +29,14 @@ from django.db import close_old_connections  # noqa: E402
 
 from engine.series import SeriesFormat  # noqa: E402
 from tournaments import services  # noqa: E402
-from tournaments.autoplay import (  # noqa: E402
+from tournaments.management.commands.play_bots import run_all_bots  # noqa: E402
+from tournaments.models import Club, Game, Round, Table, Tournament  # noqa: E402
+from tournaments.workers.autoplay import (  # noqa: E402
     advance_bot_tournament,
     bot_to_act,
     bot_tournaments_to_advance,
     play_bot_move,
 )
-from tournaments.management.commands.play_bots import run_all_bots  # noqa: E402
-from tournaments.models import Club, Game, Round, Table, Tournament  # noqa: E402
 
 #: The other seats of each game the play tests play (one person + bots).
 PLAY_SEATS = {"give_away": 2, "old_maid": 2, "bhabhi": 3, "give_and_take": 2}

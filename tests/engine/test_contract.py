@@ -1,7 +1,9 @@
 """The conformance suite: every registered game, every seat count, random deals.
 
-The same properties hold for all four games (OpenSpiel's random-simulation
-test, made into hypothesis properties):
+The same properties hold for all four games, and for the toy game of
+tests/toy_game (Last Card), so that the example of docs/engine.md's "How to add a
+game" is held to them too (OpenSpiel's random-simulation test, made into
+hypothesis properties):
 
 * every card of the deal is somewhere after every event;
 * folding the event list gives the state reached by applying events one by one;
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -28,11 +31,20 @@ from engine.cards import full_deck
 from engine.contract import Game, IllegalAction, action_key
 from engine.play import new_deal, play_random
 from engine.record import export_record, import_record
-from engine.registry import all_games
+from engine.registry import all_games, register, unregister
+from tests.toy_game.last_card import GAME as TOY
 
-GAMES = all_games()
+GAMES = sorted([*all_games(), TOY], key=lambda g: g.id)
 CASES = [(g.id, n) for g in GAMES for n in range(g.min_seats, g.max_seats + 1)]
 PROPERTY = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _toy_game_registered() -> Iterator[None]:
+    """The toy game in the registry while this module runs (a record's import looks it up)."""
+    register(TOY)
+    yield
+    unregister(TOY.id)
 
 
 def _game(game_id: str) -> Game[Any]:
@@ -103,7 +115,7 @@ def test_legal_actions_are_accepted_and_others_refused(game_id: str, seats: int,
 
 
 def _candidates(game: Game[Any], state: Any, seat: int, rng: random.Random) -> list[dict[str, Any]]:
-    """Actions of every shape the four games know, most of them illegal here."""
+    """Actions of every shape the games know, most of them illegal here."""
     cards = rng.sample(full_deck(), 6)
     found: list[dict[str, Any]] = [
         {"type": "pass"},
@@ -115,6 +127,9 @@ def _candidates(game: Game[Any], state: Any, seat: int, rng: random.Random) -> l
         {"type": "declare_ace", "pile": "middle", "value": 14},
         {"type": "place_capture", "pile": "up"},
         {"type": "arrange", "order": cards},
+        {"type": "take", "count": 0},
+        {"type": "take", "count": 4},
+        {"type": "take", "count": 1, "card": cards[0]},
     ]
     for card in cards:
         found.append({"type": "play", "card": card})

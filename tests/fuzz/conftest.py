@@ -8,16 +8,13 @@ store's rows and every game projection.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
-from unittest import mock
 
 import pytest
 from django.conf import settings as django_settings
@@ -29,8 +26,8 @@ from engine.registry import get_game
 from tests.workers.conftest import default_database
 from tournaments import services
 from tournaments.api.authentication import create_token
-from tournaments.games import PROJECTED_FIELDS
 from tournaments.models import Club, Game, Player, Tournament
+from tournaments.play import PROJECTED_FIELDS, randomness
 
 #: Rates no fuzz run can reach, so a 429 never hides another answer.
 HIGH_RATES = {"address": "10000000/min", "anon": "10000000/min", "token": "10000000/min"}
@@ -133,20 +130,11 @@ def deterministic(seed: int) -> Iterator[random.Random]:
     The service draws seeds, shuffles and blind draws from the operating system;
     hypothesis needs a run it can repeat, so here they come from ``seed``.
     """
-    rng = random.Random(seed)
-    counter = itertools.count()
-
-    def new_seed() -> bytes:
-        return hashlib.sha256(f"{seed}:{next(counter)}".encode()).digest()
-
-    fake = SimpleNamespace(SystemRandom=lambda: rng)
-    with (
-        mock.patch("tournaments.games.new_seed", new_seed),
-        # A table's server seeds, committed before each deal (docs/fairness.md).
-        mock.patch("tournaments.services.new_seed", new_seed),
-        mock.patch("tournaments.games.random", fake),
-    ):
-        yield rng
+    # The service's one random source (tournaments/play/randomness.py): the deals'
+    # seeds, a table's server seeds committed before each deal (docs/fairness.md),
+    # chance moves.
+    with randomness.using(randomness.Seeded(seed)) as source:
+        yield source.generator()
 
 
 def make_table(

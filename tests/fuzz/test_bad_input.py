@@ -49,7 +49,7 @@ from tests.fuzz.conftest import (
     make_table,
     snapshot,
 )
-from tournaments import games as service
+from tournaments import play as service
 
 # Both backends (the ``backend`` fixture), one fixed seed: the same run every time.
 pytestmark = [pytest.mark.django_db(databases="__all__"), pytest.mark.usefixtures("backend")]

@@ -30,7 +30,8 @@ from hypothesis import HealthCheck, settings
 
 from engine.registry import get_game
 from tests.fuzz.conftest import PROBLEM, deterministic, make_club, make_table, snapshot
-from tournaments import games, services
+from tournaments import play as games
+from tournaments import services
 from tournaments.api.authentication import create_token
 from tournaments.models import Player
 

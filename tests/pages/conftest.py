@@ -13,9 +13,9 @@ from django.test import Client
 
 from engine.series import SeriesFormat
 from tournaments import services
-from tournaments.autoplay import run_bots
 from tournaments.management.commands.play_bots import run_all_bots
 from tournaments.models import Club, Game, Player, Tournament
+from tournaments.workers.autoplay import run_bots
 
 ONE_DEAL = {
     "give_away": SeriesFormat("first_to", 1),

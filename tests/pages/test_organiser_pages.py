@@ -8,8 +8,8 @@ from django.contrib.auth.models import User
 
 from tests.pages.conftest import World, bot_tournament
 from tournaments import services
-from tournaments.games import apply_timeout
 from tournaments.models import CheckIn, Game, Registration, Round, TableSeat, Tournament
+from tournaments.play import apply_timeout
 
 pytestmark = pytest.mark.django_db
 

@@ -10,10 +10,10 @@ import pytest
 from django.contrib.auth.models import User
 
 from tests.pages.conftest import World
-from tournaments.api.permissions import seat_of
-from tournaments.autoplay import play_forced_move
-from tournaments.games import game_view
 from tournaments.models import Game
+from tournaments.play import game_view
+from tournaments.services.access import seat_of
+from tournaments.workers.autoplay import play_forced_move
 
 pytestmark = pytest.mark.django_db
 
@@ -57,7 +57,7 @@ def test_the_play_page_shows_the_own_hand_the_legal_actions_and_the_clock(
 def test_a_person_plays_a_whole_game_through_the_play_page(
     world: World, make_person_game: Callable[..., Game], kind: str
 ) -> None:
-    from tournaments.autoplay import run_bots
+    from tournaments.workers.autoplay import run_bots
 
     game = make_person_game(kind)
     client = world.client(world.person)
@@ -235,7 +235,7 @@ def test_the_play_form_is_no_card_oracle_an_old_maid_draw_naming_a_card_is_refus
     """Naming the card at a position got "the card at position 0 is not QS" for every wrong
     guess: the drawer could find the queen without drawing it.  Now any draw naming a card
     is refused with the same words, whatever the card, and nothing is drawn."""
-    from tournaments.games import load_state
+    from tournaments.play import load_state
 
     game = make_person_game("old_maid")
     seat = seat_of(world.person, game)
@@ -270,7 +270,7 @@ def test_a_game_hidden_from_a_login_is_not_found_on_the_play_page_like_a_missing
 ) -> None:
     """A running game outside any tournament is hidden from everyone but its seats: its play
     page must not answer 403 where a missing id answers 404 (ids could be probed)."""
-    from tournaments.games import create_game
+    from tournaments.play import create_game
 
     game = create_game("give_away", 2, players=["A", "B"])
     stranger = world.client(User.objects.create_user("stranger", password="x"))

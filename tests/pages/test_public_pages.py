@@ -8,8 +8,8 @@ import pytest
 from django.urls import reverse
 
 from tests.pages.conftest import World, bot_tournament
-from tournaments.games import game_view
 from tournaments.models import Game, Table, Tournament
+from tournaments.play import game_view
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from engine.registry import get_game
-from tournaments import games as service
+from tournaments import play as service
 from tournaments.models import Game
 
 

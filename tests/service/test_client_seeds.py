@@ -35,7 +35,7 @@ from engine.registry import get_game
 from engine.series import SeriesFormat
 from events import store
 from tests.service.play import play
-from tournaments import games as service
+from tournaments import play as service
 from tournaments import services
 from tournaments.models import ClientSeed, Game, Table, Tournament
 from tournaments.seating import duplicate_seed

@@ -13,7 +13,7 @@ from django.core.management import call_command
 
 from engine.cards import full_deck
 from tests.service.play import play
-from tournaments import games as service
+from tournaments import play as service
 from tournaments.models import Game
 
 pytestmark = pytest.mark.django_db

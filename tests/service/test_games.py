@@ -18,9 +18,10 @@ from engine.registry import all_games, get_game
 from events import store
 from events.models import Event
 from tests.service.play import play, step
-from tournaments import games as service
-from tournaments.games import Conflict, GameNotOver, IdempotencyKeyReused
+from tournaments import play as service
 from tournaments.models import Game
+from tournaments.play import Conflict, GameNotOver, IdempotencyKeyReused
+from tournaments.play import state as play_state
 
 pytestmark = pytest.mark.django_db
 
@@ -299,7 +300,7 @@ def test_the_fold_of_a_finished_game_equals_its_incremental_state(kind: str, sea
     engine = get_game(kind)
     fresh = engine.fold(e.payload for e in events_of(game))
     assert service.load_state(game) == fresh  # the cached, incremental state
-    service._cache.clear()
+    play_state._cache.clear()
     assert service.load_state(game) == fresh
     assert game.result == engine.outcome(fresh)
 
@@ -309,7 +310,7 @@ def test_a_cached_state_is_not_trusted_for_a_stream_it_does_not_match() -> None:
     stale = service.load_state(game)
     last = events_of(game)[-1]
     other = store.StoredEvent(**{**_fields(last), "recorded_at": last.recorded_at - timedelta(1)})
-    service._cache.put(game.pk, other, stale)
+    play_state._cache.put(game.pk, other, stale)
     step(game, random.Random(0))
     engine = get_game("give_away")
     assert service.load_state(game) == engine.fold(e.payload for e in events_of(game))

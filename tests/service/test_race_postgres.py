@@ -35,8 +35,8 @@ WORKER = r"""
 import json, random, sys
 import django
 django.setup()
-from tournaments import games as service
-from tournaments.games import Conflict
+from tournaments import play as service
+from tournaments.play import Conflict
 from tournaments.models import Game
 from engine.registry import get_game
 

@@ -215,7 +215,7 @@ def test_a_running_tournament_can_be_renamed_in_the_admin_but_not_reshaped(
 def test_not_even_a_superuser_reads_a_running_games_deck_or_seed_on_the_event_page() -> None:
     from events.models import Event
     from tests.service.play import play
-    from tournaments.games import create_game
+    from tournaments.play import create_game
 
     game = create_game("old_maid", 3)
     deal = Event.objects.get(stream=game.stream, sequence=1)

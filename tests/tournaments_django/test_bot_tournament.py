@@ -20,7 +20,7 @@ from engine.registry import get_game
 from engine.series import SeriesFormat
 from events import store
 from tests.tournaments_django import helpers
-from tournaments import games as game_service
+from tournaments import play as game_service
 from tournaments.models import Game, Round, Table, TableSeat, Tournament
 from tournaments.scoring import table_points
 from tournaments.seating import table_sizes

@@ -7,11 +7,11 @@ import io
 import pytest
 from django.core.management import call_command
 
-from tournaments import tasks
 from tournaments.demo import keep_demo_live
 from tournaments.management.commands.play_bots import play_tournament, run_all_bots
 from tournaments.models import Game, Round, Tournament
 from tournaments.services import begin_round, start_round
+from tournaments.workers import tasks
 
 pytestmark = pytest.mark.django_db
 

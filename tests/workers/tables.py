@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from engine.registry import get_game
 from events import store
 from events.store import StoredEvent
-from tournaments import games as service
+from tournaments import play as service
 from tournaments import services
 from tournaments.models import Game, Player, Round, TableSeat, Tournament
 

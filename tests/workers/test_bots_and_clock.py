@@ -30,11 +30,12 @@ from tests.workers.tables import (
     seat_of,
     tournament,
 )
-from tournaments import clock, services, tasks
-from tournaments import games as service
-from tournaments.autoplay import bot_seats, run_bots
+from tournaments import play as service
+from tournaments import services
 from tournaments.models import Game, Round, TableSeat, Tournament
 from tournaments.services import ServiceError
+from tournaments.workers import clock, tasks
+from tournaments.workers.autoplay import bot_seats, run_bots
 
 FAR_FUTURE = timezone.now() + timedelta(days=3650)
 

@@ -98,7 +98,7 @@ def test_a_worker_stopped_in_order_puts_the_timeouts_it_held_back_in_the_broker(
     publish = (
         "import django; django.setup()\n"
         "from datetime import datetime\n"
-        "from tournaments import tasks\n"
+        "from tournaments.workers import tasks\n"
         f"tasks.timeout.apply_async((1, 0, 5), eta=datetime.fromisoformat({eta!r}))\n"
     )
     subprocess.run([sys.executable, "-c", publish], cwd=ROOT, env=env, check=True, timeout=60)

@@ -9,10 +9,10 @@ from engine.record import import_record
 from engine.registry import get_game
 from engine.series import SeriesFormat, scores
 from tests.workers.tables import begin_next_round, events, running_game, seat_of, tournament
-from tournaments import games as service
+from tournaments import play as service
 from tournaments import services
-from tournaments.autoplay import FORCED_CAUSE_ID
 from tournaments.models import Game, Round
+from tournaments.workers.autoplay import FORCED_CAUSE_ID
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -40,9 +40,9 @@ from tests.workers.tables import (
     seat_of,
     tournament,
 )
-from tournaments import clock, tasks
-from tournaments import games as service
+from tournaments import play as service
 from tournaments.models import Game, Round, Tournament
+from tournaments.workers import clock, tasks
 
 pytestmark = [
     pytest.mark.postgres,

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
@@ -28,6 +28,7 @@ from rest_framework.authentication import (
 )
 from rest_framework.request import Request
 
+from tournaments import sql
 from tournaments.api.problems import TooManyLogins
 from tournaments.api.throttling import LoginLockedOut
 from tournaments.models import ApiToken
@@ -72,20 +73,7 @@ def _token_owner(key_hash: str, now: datetime) -> tuple[User, ApiToken, bool] | 
     more CPU than the rest of the authentication (bench/floor.py, docs/benchmarks.md).
     The token comes back with only its id and user loaded (the rest is deferred).
     """
-    users = User.objects.raw(
-        f"SELECT u.*, t.id AS parlour_token_id,"
-        f" (t.last_used_at IS NULL OR t.last_used_at < %s) AS parlour_token_stale"
-        f" FROM {ApiToken._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id"
-        f" WHERE t.key_hash = %s AND t.revoked_at IS NULL AND u.is_active",
-        [connection.ops.adapt_datetimefield_value(now - TOUCH_EVERY), key_hash],
-    )
-    for user in users:
-        token = ApiToken.from_db(
-            connection.alias, ["id", "user_id"], [user.parlour_token_id, user.pk]
-        )
-        token.user = user
-        return user, token, bool(user.parlour_token_stale)
-    return None
+    return sql.token_owner(key_hash, now - TOUCH_EVERY)
 
 
 class BearerTokenAuthentication(BaseAuthentication):

@@ -5,11 +5,13 @@
   spectator (no hidden card of any seat).
 * **A seated player** sees their own seat's view of a running game (their
   hidden cards, no one else's) and acts for that seat only.  Which seat is a
-  caller's: ``Game.context["seats"][i]["player"]`` is a player id, and that
-  player's ``user`` is the login; a login holds at most one seat per game.
+  caller's: the game's context names each seat's player, and that player's
+  ``user`` is the login; a login holds at most one seat per game.
 * **Organisers** (``Club.organisers``, or a superuser) manage their club's
   tournaments and players; in a running game they see what a spectator sees.
 
+The organiser check and the visibility rule are those of every caller
+(:mod:`tournaments.services.access`); this module says them in DRF's words.
 Something a caller may not see answers 404, exactly as if it did not exist
 (a running game outside any tournament is seen only by its seated players
 and superusers; another user's token by nobody else).
@@ -18,17 +20,35 @@ and superusers; another user's token by nobody else).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from django.contrib.auth.models import AnonymousUser, User
-from django.db import connection
+from django.contrib.auth.models import User
 from rest_framework.exceptions import NotAuthenticated, NotFound
 from rest_framework.request import Request
 
 from tournaments.api.problems import Forbidden
-from tournaments.games import Viewer, game_row
-from tournaments.models import Club, Game, Player, Tournament
-from tournaments.services import is_organiser
+from tournaments.models import Club, Game, Player
+from tournaments.play import Viewer, game_row
+from tournaments.services.access import (
+    game_club_id,
+    is_organiser,
+    may_see_game,
+    organised_club_ids,
+    organises,
+    seat_of,
+    seat_player_ids,
+)
+
+__all__ = [
+    "GameAccess",
+    "game_access",
+    "game_club_id",
+    "organised_club_ids",
+    "require_organiser",
+    "require_self_or_organiser",
+    "seat_of",
+    "seat_player_ids",
+    "signed_in",
+]
 
 
 def signed_in(request: Request) -> User:
@@ -38,15 +58,6 @@ def signed_in(request: Request) -> User:
         raise NotAuthenticated("sign in: send 'Authorization: Bearer <key>' with your token")
     assert isinstance(user, User)
     return user
-
-
-def organised_club_ids(user: User | AnonymousUser) -> set[int] | None:
-    """The clubs ``user`` organises (``None``: every club, for a superuser)."""
-    if not user.is_authenticated or not user.is_active:
-        return set()
-    if getattr(user, "is_superuser", False):
-        return None
-    return set(Club.objects.filter(organisers=user).values_list("pk", flat=True))
 
 
 def require_organiser(request: Request, club: Club) -> User:
@@ -67,48 +78,6 @@ def require_self_or_organiser(request: Request, player: Player) -> User:
         f" (or ask an organiser of {player.club.name})",
         "player",
     )
-
-
-def seat_player_ids(game: Game) -> list[Any]:
-    """The player id of each seat, from the game's context (``None`` where unknown)."""
-    seats = (game.context or {}).get("seats") if isinstance(game.context, dict) else None
-    if not isinstance(seats, list):
-        return []
-    return [entry.get("player") if isinstance(entry, dict) else None for entry in seats]
-
-
-def seat_of(user: User | AnonymousUser, game: Game) -> int | None:
-    """The seat ``user`` holds in ``game`` (the lowest, should the data name two), or ``None``."""
-    if not user.is_authenticated:
-        return None
-    ids = seat_player_ids(game)
-    wanted = [pid for pid in ids if isinstance(pid, int) and not isinstance(pid, bool)]
-    if not wanted:
-        return None
-    # Hand-written, as games.game_row: every seated request asks this.
-    marks = ", ".join(["%s"] * len(wanted))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT id FROM {Player._meta.db_table} WHERE user_id = %s AND id IN ({marks})",
-            [user.pk, *wanted],
-        )
-        mine = {pid for (pid,) in cursor.fetchall()}
-    for seat, pid in enumerate(ids):
-        if pid in mine and seat < game.seats:
-            return seat
-    return None
-
-
-def game_club_id(game: Game) -> int | None:
-    """The club of the tournament ``game`` belongs to (``None``: a standalone game)."""
-    context = game.context if isinstance(game.context, dict) else {}
-    tournament = context.get("tournament")
-    if not isinstance(tournament, int) or isinstance(tournament, bool):
-        return None
-    club: int | None = (
-        Tournament.objects.filter(pk=tournament).values_list("club_id", flat=True).first()
-    )
-    return club
 
 
 @dataclass(frozen=True)
@@ -150,9 +119,7 @@ def game_access(request: Request, game_id: int) -> GameAccess:
     if seat is not None:
         return GameAccess(game, seat, organiser=False)
     club = game_club_id(game)
-    clubs = organised_club_ids(user)
-    organiser = clubs is None or (club is not None and club in clubs)
-    visible = game.is_over or club is not None or organiser
-    if not visible:
+    organiser = organises(organised_club_ids(user), club)
+    if not may_see_game(user, game, seated=False, club_id=club):
         raise NotFound(f"there is no game {game_id}")
     return GameAccess(game, seat, organiser)

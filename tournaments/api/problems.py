@@ -45,7 +45,7 @@ from engine.contract import IllegalAction
 from engine.fairness import FairnessError
 from engine.record import RecordError
 from events.store import Conflict, IdempotencyKeyReused
-from tournaments.games import GameNotOver
+from tournaments.play import GameNotOver
 from tournaments.services import ServiceError
 
 logger = logging.getLogger("parlour.api")

@@ -11,7 +11,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from engine.registry import all_games
+from engine.registry import game_ids
 from tournaments import services
 from tournaments.models import (
     ApiToken,
@@ -26,8 +26,11 @@ from tournaments.models import (
     TableSeat,
     Tournament,
 )
+from tournaments.play.context import GameContext, table_id_of
 
-GAME_IDS = [g.id for g in all_games()]
+#: The games registered when the API's schema is made (its enums); validation asks the
+#: registry each time (:func:`engine.registry.game_ids`), so a game registered later counts.
+GAME_IDS = game_ids()
 
 
 # -- problems --------------------------------------------------------------------------------------
@@ -226,6 +229,13 @@ class TournamentCreateSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=120)
     game = serializers.ChoiceField(choices=GAME_IDS)
     rounds = serializers.IntegerField(min_value=1, max_value=100)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        game = self.fields["game"]
+        assert isinstance(game, serializers.ChoiceField)
+        game.choices = game_ids()
+
     series = SeriesSerializer(required=False, allow_null=True, default=None)
     table_min = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
     table_max = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
@@ -395,9 +405,10 @@ class GameSummarySerializer(serializers.ModelSerializer[Game]):
         read_only_fields = fields
 
     def _from_context(self, game: Game, key: str) -> int | None:
-        context = game.context if isinstance(game.context, dict) else {}
-        value = context.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
+        if key == "table":
+            return table_id_of(game)
+        value: int | None = getattr(GameContext.parse(game.context), key)
+        return value
 
     def get_tournament(self, game: Game) -> int | None:
         return self._from_context(game, "tournament")

@@ -8,7 +8,7 @@ sends each new event as::
     data: <the event as GET /games/{id}/events shows it to the caller>
 
 redacted for the caller exactly like the events endpoint (it calls the same
-:func:`tournaments.games.game_events`).  A client that reconnects with
+:func:`tournaments.play.game_events`).  A client that reconnects with
 ``Last-Event-ID`` (browsers' ``EventSource`` do it by themselves) or
 ``?last_event_id=`` goes on after that event.  A stream ends after a bounded
 time (``?timeout=`` seconds, at most ``PARLOUR_STREAM_SECONDS``) — reconnect to
@@ -36,10 +36,11 @@ from django.http import HttpRequest, StreamingHttpResponse
 from events.models import Event
 from events.store import Position, StreamSet, read_all
 from parlour.db import release_pooled_connections
+from tournaments import sql
 from tournaments.api.capacity import Slots, releasing
-from tournaments.api.permissions import game_club_id, organised_club_ids, seat_of
-from tournaments.games import Viewer, game_events, game_row, stream_name
-from tournaments.models import Game, Round, Table, Tournament
+from tournaments.models import Game, Tournament
+from tournaments.play import Viewer, game_events, game_row, stream_name
+from tournaments.services.access import game_club_id, organised_club_ids, organises, seat_of
 
 #: Seconds between keep-alive comments on an idle stream.
 HEARTBEAT_SECONDS = 15.0
@@ -126,12 +127,7 @@ class TournamentFeed:
         """The tournament's game streams, as a query read with the events themselves: a game
         dealt in the same transaction as another game's last move is known exactly when its
         deal is visible (reading the games first could pass its deal unknown)."""
-        return StreamSet(
-            f"SELECT 'game-' || CAST(g.id AS TEXT) FROM {Game._meta.db_table} g"
-            f" JOIN {Table._meta.db_table} t ON g.table_id = t.id"
-            f" JOIN {Round._meta.db_table} r ON t.round_id = r.id WHERE r.tournament_id = %s",
-            (self.tournament_id,),
-        )
+        return sql.tournament_game_streams(self.tournament_id)
 
     def _viewer(self, game: Game) -> Viewer:
         if game.pk not in self.viewers:
@@ -139,9 +135,7 @@ class TournamentFeed:
             if seat is not None:
                 self.viewers[game.pk] = seat
             else:
-                clubs = organised_club_ids(self.user)
-                club = game_club_id(game)
-                organiser = clubs is None or (club is not None and club in clubs)
+                organiser = organises(organised_club_ids(self.user), game_club_id(game))
                 self.viewers[game.pk] = "organiser" if organiser else None
         return self.viewers[game.pk]
 

@@ -1,4 +1,4 @@
-"""The API's views: thin layers over the use cases (tournaments.games, tournaments.services).
+"""The API's views: thin layers over the use cases (tournaments.play, tournaments.services).
 
 Each view checks who the caller is (:mod:`tournaments.api.permissions`), reads
 its input with a serializer, calls one use case and shows the result; every
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.http import HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -27,9 +27,10 @@ from rest_framework.views import APIView
 
 from engine.fairness import check_shuffle, shuffle_contributions
 from engine.record import import_record
-from engine.registry import get_game
+from engine.registry import game_ids, get_game
 from events.store import Position
-from tournaments import clock, games, notify, services, standings
+from tournaments import play as games
+from tournaments import services, standings
 from tournaments.api import capacity, streams
 from tournaments.api.authentication import (
     ThrottledBasicAuthentication,
@@ -98,6 +99,9 @@ from tournaments.models import (
     TableSeat,
     Tournament,
 )
+from tournaments.play import GameContext, keys, table_id_of
+from tournaments.services.access import visible_games
+from tournaments.workers import clock, notify
 
 #: What an Idempotency-Key may be: 1 to 100 visible ASCII characters.
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,100}")
@@ -789,8 +793,8 @@ class RatingsView(APIView):
         game = request.query_params.get("game", "")
         if club_id is None:
             raise ValidationError({"club": ["name the club: ?club=<id>"]})
-        if game not in GAME_IDS:
-            raise ValidationError({"game": [f"one of {', '.join(GAME_IDS)}, not {game!r}"]})
+        if game not in game_ids():
+            raise ValidationError({"game": [f"one of {', '.join(game_ids())}, not {game!r}"]})
         club = _get(Club.objects.all(), club_id, "club")
         board = standings.rating_leaderboard(club, game)
         items = [
@@ -812,26 +816,18 @@ class RatingsView(APIView):
 # -- games -----------------------------------------------------------------------------------------
 
 
-def _context_int(game: Game, key: str) -> int | None:
-    context = game.context if isinstance(game.context, dict) else {}
-    value = context.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def view_of(access: GameAccess, state: Any = None) -> dict[str, Any]:
     """The game as the caller may see it, with who sits where (``state``: see ``game_view``)."""
     game = access.game
     view = games.game_view(game, access.viewer, state=state)
-    context = game.context if isinstance(game.context, dict) else {}
-    entries = context.get("seats") if isinstance(context.get("seats"), list) else None
+    context = GameContext.parse(game.context)
     seats = []
     for seat, name in enumerate(view.get("players") or []):
-        entry = entries[seat] if entries and seat < len(entries) else {}
-        entry = entry if isinstance(entry, Mapping) else {}
-        seats.append({"player": entry.get("player"), "name": str(name), "bot": entry.get("bot")})
+        entry = context.seat(seat)
+        seats.append({"player": entry.player, "name": str(name), "bot": entry.bot})
     view["seat"] = access.seat
-    view["tournament"] = _context_int(game, "tournament")
-    view["table"] = _context_int(game, "table")
+    view["tournament"] = context.tournament
+    view["table"] = table_id_of(game)
     view["sitting"] = seats
     view["next_game"] = _next_game(game)
     return view
@@ -861,10 +857,7 @@ _GAME_ID = _id_param("game_id", "The game's id.")
 def _visible_games(request: Request) -> QuerySet[Game]:
     """Games the caller may find in lists: finished ones and tournament games (all of them
     for a superuser).  A running game outside tournaments is reached by its id only."""
-    found = Game.objects.order_by("-id")
-    if organised_club_ids(request.user) is None:
-        return found
-    return found.filter(Q(status=Game.Status.OVER) | Q(table__isnull=False))
+    return visible_games(request.user, Game.objects.order_by("-id"))
 
 
 class GameListView(APIView):
@@ -915,7 +908,7 @@ class GameDetailView(APIView):
     ``?after=N&wait=S`` answers once the game's sequence is past ``N`` (or it is
     over), or after ``S`` seconds with the view as it is: the same answer as
     without them, only later.  Clients that would poll for the other seats'
-    moves ask once instead (tournaments/notify.py wakes the request).
+    moves ask once instead (tournaments/workers/notify.py wakes the request).
     """
 
     #: Seconds a long-poll waits when ``wait`` is not given (at most the setting).
@@ -1056,7 +1049,7 @@ class GameActionView(APIView):
             seat,
             action,
             expected_sequence=data["expected_sequence"],
-            idempotency_key=f"api:{user.pk}:{key}",
+            idempotency_key=keys.api_key(user.pk, key),
             cause_kind="player",
             cause_id=str(player),
         )

@@ -1,6 +1,6 @@
 """``manage.py play_bots [--tournament T] [--next-rounds]``: bots play without a worker.
 
-Runs :func:`tournaments.autoplay.run_bots` over every running game (of one
+Runs :func:`tournaments.workers.autoplay.run_bots` over every running game (of one
 tournament, or all) until no bot can move: games wait for a person, or are
 over.  With ``--tournament`` and ``--next-rounds`` it also starts each next
 round (checking in every active registered player) until the tournament ends
@@ -23,7 +23,7 @@ def run_all_bots(tournament: Tournament | None = None) -> int:
     A game that ends may deal the table's next game (the series hook): the
     next pass plays it.
     """
-    from tournaments.autoplay import run_bots
+    from tournaments.workers.autoplay import run_bots
 
     total = 0
     while True:

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from tournaments import games as service
+from tournaments import play as service
 from tournaments.models import Game
 
 

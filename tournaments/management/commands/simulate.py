@@ -15,16 +15,16 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from engine.bots import bot_levels, make_bot
-from engine.play import new_deal, play_bots, winners_and_losers
+from engine.play import new_deal, play_bots
 from engine.record import export_record
-from engine.registry import get_game
+from engine.registry import game_ids, get_game
 
 
 class Command(BaseCommand):
     help = "Play complete bot games and write their records as JSON lines."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("game", help="engine id: give_away, old_maid, bhabhi, give_and_take")
+        parser.add_argument("game", help=f"engine id: {', '.join(game_ids())}")
         parser.add_argument("--games", type=int, default=100)
         parser.add_argument("--seats", type=int, default=4)
         parser.add_argument("--seed", type=int, default=None, help="for a repeatable run")
@@ -68,7 +68,7 @@ class Command(BaseCommand):
                 )
                 record = export_record(played.events, players=[f"bot {lv}" for lv in levels])
                 moves += len(record["moves"])
-                won, lost = winners_and_losers(record["result"])
+                won, lost = game.winners_and_losers(record["result"])
                 for seat in won:
                     wins[seat] += 1
                 for seat in lost:

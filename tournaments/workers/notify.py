@@ -1,7 +1,7 @@
 """Wake long-polling readers when a game moves (``GET /games/{id}?after=N&wait=S``).
 
 :func:`publish` is told of every committed change of a game (it receives
-:data:`tournaments.games.game_changed`, connected in
+:data:`tournaments.play.game_changed`, connected in
 :meth:`TournamentsConfig.ready <tournaments.apps.TournamentsConfig.ready>`), in
 whatever process made it: a web request, a worker's bot move or timeout.
 :func:`wait_for_move` blocks a request until its game's sequence passes a
@@ -35,7 +35,7 @@ from redis.client import PubSub
 from redis.retry import Retry
 
 from parlour.db import release_pooled_connections
-from tournaments.games import game_row
+from tournaments.play import game_row
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ def publish(game_id: int, sequence: int) -> None:
 
 
 def on_game_changed(sender: Any, game_id: int, sequence: int, **kwargs: Any) -> None:
-    """Receiver of :data:`tournaments.games.game_changed`: :func:`publish` the change."""
+    """Receiver of :data:`tournaments.play.game_changed`: :func:`publish` the change."""
     publish(game_id, sequence)
 
 

@@ -1,6 +1,6 @@
 """Celery tasks: bot moves, turn timeouts and the sweep; the receiver that queues them.
 
-After every commit that changes a game, :mod:`tournaments.games` sends
+After every commit that changes a game, :mod:`tournaments.play` sends
 ``game_changed`` (``game_id``, ``sequence``); :func:`on_game_changed` (connected
 in :meth:`TournamentsConfig.ready <tournaments.apps.TournamentsConfig.ready>`)
 then queues
@@ -8,7 +8,7 @@ then queues
 * :func:`bot_move` ``(game_id, sequence)`` if a bot seat may act, with
   ``countdown`` = ``PARLOUR_BOT_THINK_SECONDS`` so people can watch bot games;
 * :func:`forced_move` ``(game_id, sequence)`` if the game waits for a person's
-  seat whose move is forced (:func:`tournaments.autoplay.next_forced_move`), with
+  seat whose move is forced (:func:`tournaments.workers.autoplay.next_forced_move`), with
   ``countdown`` = ``PARLOUR_FORCED_MOVE_SECONDS``: the short pause that lets the
   people at the table follow each move on their pages;
 * :func:`timeout` ``(game_id, seat, sequence)`` with ``eta`` = the deadline, for
@@ -18,7 +18,7 @@ Every task carries the game and the sequence it expects: delivered twice, late,
 or overtaken by a person's move, it changes nothing.  A bot move that leads to
 another bot move needs no chaining here: its own commit sends ``game_changed``
 again.  :func:`sweep` (celery beat) is the safety net for lost tasks
-(:mod:`tournaments.clock`).
+(:mod:`tournaments.workers.clock`).
 """
 
 from __future__ import annotations
@@ -34,25 +34,38 @@ from django.db import DatabaseError, InterfaceError, OperationalError
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
-from tournaments.autoplay import (
+from tournaments.models import Game, Round, Table, Tournament
+from tournaments.play import game_row
+from tournaments.play.context import table_id_of
+from tournaments.workers.autoplay import (
     advance_bot_tournament,
     bot_seats,
     bot_to_act,
     next_forced_move,
     play_bot_move,
     play_forced_move,
-    table_id_of,
     table_seats,
 )
-from tournaments.clock import deadline_of, fire_timeout, note_own_actions
-from tournaments.clock import sweep as run_sweep
-from tournaments.games import game_row
-from tournaments.models import Game, Round, Table, Tournament
+from tournaments.workers.clock import deadline_of, fire_timeout, note_own_actions, use_queue
+from tournaments.workers.clock import sweep as run_sweep
 
 log = logging.getLogger(__name__)
 
 #: Database errors worth retrying (a restart, a lost connection, SQLite's lock).
 RETRY_ON = (OperationalError, InterfaceError)
+#: Every task's name: the one it had when this module was ``tournaments.tasks``, so that
+#: a message queued before an upgrade is still found (tests/workers/test_task_names.py).
+TASK_NAMES = frozenset(
+    f"tournaments.tasks.{name}"
+    for name in (
+        "bot_move",
+        "forced_move",
+        "timeout",
+        "advance_tournament",
+        "sweep",
+        "keep_demo_live",
+    )
+)
 RETRY = {"autoretry_for": RETRY_ON, "max_retries": 5, "retry_backoff": 0.2, "retry_jitter": True}
 
 #: A timeout task that arrives this close before its deadline waits for it;
@@ -60,7 +73,7 @@ RETRY = {"autoretry_for": RETRY_ON, "max_retries": 5, "retry_backoff": 0.2, "ret
 EARLY_WAIT_SECONDS = 2.0
 
 
-@shared_task(**RETRY)
+@shared_task(name="tournaments.tasks.bot_move", **RETRY)  # type: ignore[untyped-decorator]
 def bot_move(game_id: int, expected_sequence: int) -> int | None:
     """One bot move in game ``game_id`` if it is still at ``expected_sequence``.
 
@@ -71,7 +84,7 @@ def bot_move(game_id: int, expected_sequence: int) -> int | None:
     return None if result is None or result.replayed else result.sequence
 
 
-@shared_task(**RETRY)
+@shared_task(name="tournaments.tasks.forced_move", **RETRY)  # type: ignore[untyped-decorator]
 def forced_move(game_id: int, expected_sequence: int) -> int | None:
     """A person's forced move in game ``game_id`` if it is still at ``expected_sequence``.
 
@@ -81,7 +94,7 @@ def forced_move(game_id: int, expected_sequence: int) -> int | None:
     return None if result is None or result.replayed else result.sequence
 
 
-@shared_task(bind=True, **RETRY)
+@shared_task(name="tournaments.tasks.timeout", bind=True, **RETRY)  # type: ignore[untyped-decorator]
 def timeout(self: Any, game_id: int, seat: int, expected_sequence: int) -> int | None:
     """Apply ``seat``'s timeout in game ``game_id`` at its deadline, if at ``expected_sequence``.
 
@@ -105,20 +118,20 @@ def timeout(self: Any, game_id: int, seat: int, expected_sequence: int) -> int |
     return None if result is None else result.sequence
 
 
-@shared_task(**RETRY)
+@shared_task(name="tournaments.tasks.advance_tournament", **RETRY)  # type: ignore[untyped-decorator]
 def advance_tournament(tournament_id: int) -> int | None:
     """Begin the next round of a tournament of bots whose round just finished; its number."""
     round_ = advance_bot_tournament(tournament_id)
     return None if round_ is None else round_.number
 
 
-@shared_task(**RETRY)
+@shared_task(name="tournaments.tasks.sweep", **RETRY)  # type: ignore[untyped-decorator]
 def sweep() -> dict[str, Any]:
     """Apply expired deadlines and queue stalled bots' moves again (celery beat runs it)."""
     return run_sweep().as_dict()
 
 
-@shared_task(**RETRY)
+@shared_task(name="tournaments.tasks.keep_demo_live", **RETRY)  # type: ignore[untyped-decorator]
 def keep_demo_live() -> int | None:
     """Begin the next demo tournament when it is due (beat, with ``PARLOUR_DEMO_LIVE``)."""
     from tournaments.demo import keep_demo_live as keep
@@ -240,3 +253,19 @@ def _handle(game_id: int, sequence: int, row: Game | None = None, state: Any = N
         log.warning("game %s at %s: not queued (%s); the sweep sees it", game_id, sequence, error)
     except Exception:
         log.exception("game %s at %s: queueing failed; the sweep sees it", game_id, sequence)
+
+
+class _CeleryQueue:
+    """The clock's :class:`~tournaments.workers.clock.TaskQueue`: these tasks."""
+
+    def bot_move(self, game_id: int, sequence: int) -> None:
+        bot_move.apply_async((game_id, sequence))
+
+    def advance_tournament(self, tournament_id: int) -> None:
+        advance_tournament.apply_async((tournament_id,))
+
+    def dispatch(self, game: Game) -> None:
+        dispatch(game)
+
+
+use_queue(_CeleryQueue())

@@ -18,25 +18,28 @@ person turned this off (:attr:`Player.play_forced_moves`).
 
 from __future__ import annotations
 
-import random
-import secrets
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 
 from engine.bots import make_bot
 from engine.registry import get_game
-from tournaments.games import (
+from tournaments import sql
+from tournaments.models import Game, Player, Registration, Round, TableSeat, Tournament
+from tournaments.play import (
     ActionResult,
     Conflict,
     IdempotencyKeyReused,
     game_row,
     game_view,
+    keys,
     load_state,
+    randomness,
     submit_action,
 )
-from tournaments.models import Game, Player, Registration, Round, TableSeat, Tournament
+from tournaments.play.context import GameContext, table_id_of
+from tournaments.services import ServiceError, begin_round, start_round
 
 #: The level that plays a person's seat handed to a bot.
 AUTOPLAY_LEVEL = "heuristic"
@@ -45,40 +48,17 @@ AUTOPLAY_LEVEL = "heuristic"
 FORCED_CAUSE_ID = "forced"
 
 
-def table_id_of(game: Game) -> int | None:
-    """The tournament table ``game`` is played at: its ``table`` or, failing that, its context's."""
-    if game.table_id is not None:
-        return int(game.table_id)
-    context = game.context if isinstance(game.context, dict) else {}
-    table = context.get("table")
-    if isinstance(table, int) and not isinstance(table, bool):
-        return table
-    return None
-
-
 def _context_bots(game: Game) -> dict[int, str]:
-    seats: dict[int, str] = {}
-    context = game.context if isinstance(game.context, dict) else {}
-    for seat, entry in enumerate(context.get("seats") or []):
-        if isinstance(entry, dict) and entry.get("bot"):
-            seats[seat] = str(entry["bot"])
-    return seats
+    return GameContext.parse(game.context).bots()
 
 
 def table_seats(table: int) -> list[tuple[int, bool, int]]:
     """Each seat of ``table``: its number, whether a bot plays it for its person
     (``autoplay``), and its timeouts in a row.
 
-    Read after every change of a game, so by hand: the ORM's compiling of this
-    query cost more CPU than the query (docs/benchmarks.md, "HTTP load").
+    Read after every change of a game, so by hand (:func:`tournaments.sql.table_seats`).
     """
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT seat, autoplay, timeouts_in_a_row FROM {TableSeat._meta.db_table}"
-            " WHERE table_id = %s",
-            [table],
-        )
-        return [(seat, bool(autoplay), count) for seat, autoplay, count in cursor.fetchall()]
+    return sql.table_seats(table)
 
 
 def bot_seats(game: Game, handed: Iterable[int] | None = None) -> dict[int, str]:
@@ -138,7 +118,7 @@ def next_bot_move(game: Game) -> tuple[int, str, dict[str, Any]] | None:
     state = load_state(game)
     waiting = engine.waiting_for(state)
     to_act = engine.to_act(state)
-    rng = random.Random(secrets.randbits(64))
+    rng = randomness.source.seeded_generator()
     optional = [s for s in sorted(bots) if s in to_act and s not in waiting]
     for seat in [*optional, *[s for s in waiting if s in bots]]:
         view = game_view(game, seat, state=state)
@@ -184,7 +164,7 @@ def _automatic_move(
             seat,
             action,
             expected_sequence=expected_sequence,
-            idempotency_key=f"{kind}:{game_id}:{expected_sequence}:{seat}",
+            idempotency_key=keys.automatic_key(kind, game_id, expected_sequence, seat),
             cause_kind=cause_kind,
             cause_id=cause_id,
         )
@@ -197,11 +177,8 @@ def _plays_forced_moves(game: Game, seat: int) -> bool:
 
     Only a tournament seat has a player; a standalone game's seats are left alone.
     """
-    context = game.context if isinstance(game.context, dict) else {}
-    seats = context.get("seats") or []
-    entry = seats[seat] if seat < len(seats) and isinstance(seats[seat], dict) else {}
-    player = entry.get("player")
-    if not isinstance(player, int) or isinstance(player, bool):
+    player = GameContext.parse(game.context).seat(seat).player
+    if player is None:
         return False  # a game outside a tournament: no player to have the preference
     found = Player.objects.filter(pk=player).values_list("play_forced_moves", flat=True).first()
     return True if found is None else bool(found)
@@ -274,8 +251,6 @@ def advance_bot_tournament(tournament_id: int) -> Round | None:
     tournament has not begun or is over.  One transaction: a call repeated or
     run twice at once starts one round.
     """
-    from tournaments.services import ServiceError, begin_round, start_round
-
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
         if tournament is None or tournament.status != Tournament.Status.RUNNING:

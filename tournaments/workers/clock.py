@@ -2,12 +2,12 @@
 
 Every seat a game waits for has a deadline in the game's projection
 (:attr:`Game.deadlines <tournaments.models.Game.deadlines>`, kept by
-:mod:`tournaments.games` from ``turn_seconds``).  When it passes, the engine's
+:mod:`tournaments.play` from ``turn_seconds``).  When it passes, the engine's
 timeout action is applied for the seat as an event caused by the timeout
 (:func:`fire_timeout`).  Two paths get there:
 
 * the fast path: after every commit that changes a game, a ``timeout`` task is
-  queued with ``eta`` = the deadline (:mod:`tournaments.tasks`);
+  queued with ``eta`` = the deadline (:mod:`tournaments.workers.tasks`);
 * the safety net: :func:`sweep`, run by celery beat every
   ``PARLOUR_SWEEP_SECONDS``, finds expired deadlines in the database and
   applies them, and queues again the move of a bot that should have acted but
@@ -30,7 +30,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from django.conf import settings
 from django.core.cache import cache
@@ -41,8 +41,8 @@ from django.utils import timezone
 
 from events import store
 from events.models import Event
-from tournaments.autoplay import bot_seats_of, bot_tournaments_to_advance, table_id_of
-from tournaments.games import (
+from tournaments.models import Game, TableSeat
+from tournaments.play import (
     ActionResult,
     Conflict,
     IdempotencyKeyReused,
@@ -51,7 +51,9 @@ from tournaments.games import (
     game_row,
     stream_name,
 )
-from tournaments.models import Game, TableSeat
+from tournaments.play.context import table_id_of
+from tournaments.services import ServiceError, is_organiser
+from tournaments.workers.autoplay import bot_seats_of, bot_tournaments_to_advance
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +69,33 @@ __all__ = [
     "table_seat",
     "take_back_seat",
 ]
+
+
+class TaskQueue(Protocol):
+    """What the clock queues: the Celery tasks (tournaments/workers/tasks.py installs
+    itself with :func:`use_queue` when imported; the clock never imports the tasks)."""
+
+    def bot_move(self, game_id: int, sequence: int) -> None: ...
+
+    def advance_tournament(self, tournament_id: int) -> None: ...
+
+    def dispatch(self, game: Game) -> None: ...
+
+
+_queue: TaskQueue | None = None
+
+
+def use_queue(queue: TaskQueue) -> None:
+    """Queue the clock's work with ``queue`` from now on."""
+    global _queue
+    _queue = queue
+
+
+def _tasks() -> TaskQueue:
+    if _queue is None:
+        raise RuntimeError("no task queue: import tournaments.workers.tasks (apps.ready does)")
+    return _queue
+
 
 #: Causes of an event that count as the player's own action (resetting timeouts in a row).
 OWN_CAUSES = frozenset({"seat", "player"})
@@ -243,8 +272,7 @@ def sweep(now: datetime | None = None) -> SweepReport:
     bot's move is queued at most once per ``PARLOUR_BOT_STALL_SECONDS`` (noted in
     the cache), so a busy queue is not flooded with copies.
     """
-    from tournaments.tasks import advance_tournament, bot_move
-
+    queue = _tasks()
     report = SweepReport()
     for game_id, seat, sequence in expired_deadlines(now):
         if fire_timeout(game_id, seat, sequence, now=now) is not None:
@@ -253,11 +281,11 @@ def sweep(now: datetime | None = None) -> SweepReport:
     quiet = stall + float(settings.PARLOUR_BOT_THINK_SECONDS)
     for game_id, sequence in stalled_bot_games((now or timezone.now()) - timedelta(seconds=quiet)):
         if cache.add(f"parlour:requeued:{game_id}:{sequence}", 1, timeout=max(1, round(stall))):
-            bot_move.apply_async((game_id, sequence))
+            queue.bot_move(game_id, sequence)
             report.requeued.append((game_id, sequence))
     for tournament in bot_tournaments_to_advance():
         if cache.add(f"parlour:advance:{tournament}", 1, timeout=max(1, round(stall))):
-            advance_tournament.apply_async((tournament,))
+            queue.advance_tournament(tournament)
             report.advanced.append(tournament)
     if report.timeouts or report.requeued or report.advanced:
         log.info("sweep: %s", report.as_dict())
@@ -272,8 +300,6 @@ def table_seat(target: TableSeat | Game | int, seat: int | None = None) -> Table
 
     Raises :class:`~tournaments.services.ServiceError` saying what is missing.
     """
-    from tournaments.services import ServiceError
-
     if isinstance(target, TableSeat):
         return target
     if seat is None:
@@ -298,12 +324,10 @@ def table_seat(target: TableSeat | Game | int, seat: int | None = None) -> Table
 def _may_change(row: TableSeat, user: Any) -> bool:
     if user is None or not getattr(user, "is_authenticated", False):
         return False
-    if getattr(user, "is_superuser", False):
-        return True
     player = row.player
     if player.user_id is not None and player.user_id == user.pk:
         return True
-    return player.club.organisers.filter(pk=user.pk).exists()
+    return is_organiser(user, player.club)
 
 
 def hand_to_bot(
@@ -361,10 +385,9 @@ def take_back_seat(
 
 def _wake_table(table: int) -> None:
     """Queue a bot move for the running game of ``table`` if a bot is to act there."""
-    from tournaments.tasks import dispatch
-
+    queue = _tasks()
     running = Game.objects.filter(status=Game.Status.RUNNING).filter(
         Q(table_id=table) | Q(context__table=table)
     )
     for game in running:
-        dispatch(game)
+        queue.dispatch(game)

@@ -1,0 +1,116 @@
+"""Every hand-written statement of tournaments/sql.py, run against SQLite and PostgreSQL
+(the ``store_alias`` fixture: one alias per backend)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import connections
+from django.utils import timezone
+
+from events.store import NewEvent, append, read_all
+from tournaments import sql
+from tournaments.models import ApiToken, Club, Game, Player, Round, Table, TableSeat, Tournament
+
+pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "sqlite", "postgres"])
+
+
+def _game(alias: str, **fields: object) -> Game:
+    return Game.objects.using(alias).create(kind="give_away", seats=2, dealer=0, **fields)
+
+
+def test_ping_answers(store_alias: str) -> None:
+    sql.ping(store_alias)
+
+
+def test_game_row_reads_the_row_or_none(store_alias: str) -> None:
+    game = _game(store_alias, players=["a", "b"], context={"tournament": 3})
+    found = sql.game_row(game.pk, store_alias)
+    assert found is not None
+    assert (found.pk, found.players, found.context) == (game.pk, ["a", "b"], {"tournament": 3})
+    assert sql.game_row(game.pk + 1000, store_alias) is None
+
+
+def test_update_game_writes_the_fields_named(store_alias: str) -> None:
+    game = _game(store_alias)
+    _, _, table = _seated(store_alias)
+    game.sequence, game.deadlines, game.status = 7, {"1": "soon"}, Game.Status.OVER
+    game.table_id = table.pk  # named by its attname, as the projection names it
+    game.players = ["not", "written"]
+    sql.update_game(game, ["sequence", "deadlines", "status", "table_id"], store_alias)
+    row = Game.objects.using(store_alias).get(pk=game.pk)
+    assert (row.sequence, row.deadlines, row.status, row.table_id, row.players) == (
+        7,
+        {"1": "soon"},
+        Game.Status.OVER,
+        table.pk,
+        [],
+    )
+
+
+def test_reset_game_ids_moves_past_an_explicit_id(store_alias: str) -> None:
+    Game.objects.using(store_alias).create(pk=5000, kind="give_away", seats=2, dealer=0)
+    sql.reset_game_ids(store_alias)
+    assert _game(store_alias).pk > 5000
+
+
+def _seated(alias: str) -> tuple[User, list[Player], Table]:
+    user = User.objects.db_manager(alias).create_user("ann")
+    club = Club.objects.using(alias).create(name="C", slug="c")
+    mine = Player.objects.using(alias).create(club=club, name="Ann", user=user)
+    other = Player.objects.using(alias).create(club=club, name="Bob")
+    tournament = Tournament.objects.using(alias).create(
+        club=club, name="T", game="give_away", rounds=1, series={}, table_min=2, table_max=2
+    )
+    round_ = Round.objects.using(alias).create(tournament=tournament, number=1)
+    table = Table.objects.using(alias).create(round=round_, number=1)
+    TableSeat.objects.using(alias).create(table=table, seat=0, player=other)
+    TableSeat.objects.using(alias).create(
+        table=table, seat=1, player=mine, autoplay=True, timeouts_in_a_row=2
+    )
+    return user, [mine, other], table
+
+
+def test_players_of_user_are_those_of_the_login(store_alias: str) -> None:
+    user, (mine, other), _ = _seated(store_alias)
+    ids = [other.pk, mine.pk, 9999]
+    assert sql.players_of_user(user.pk, ids, store_alias) == {mine.pk}
+    assert sql.players_of_user(user.pk, [], store_alias) == set()
+
+
+def test_table_seats_reads_each_seat(store_alias: str) -> None:
+    _, _, table = _seated(store_alias)
+    assert sorted(sql.table_seats(table.pk, store_alias)) == [(0, False, 0), (1, True, 2)]
+
+
+def test_token_owner_finds_the_live_token_and_says_if_it_is_stale(store_alias: str) -> None:
+    user = User.objects.db_manager(store_alias).create_user("ann")
+    now = timezone.now()
+    token = ApiToken.objects.using(store_alias).create(
+        user=user, prefix="p", key_hash="h" * 64, last_used_at=now - timedelta(minutes=5)
+    )
+    found = sql.token_owner("h" * 64, now - timedelta(minutes=1), store_alias)
+    assert found is not None
+    owner, loaded, stale = found
+    assert (owner.pk, loaded.pk, loaded.user_id, stale) == (user.pk, token.pk, user.pk, True)
+    found = sql.token_owner("h" * 64, now - timedelta(minutes=10), store_alias)
+    assert found is not None and found[2] is False
+    assert sql.token_owner("x" * 64, now, store_alias) is None
+    ApiToken.objects.using(store_alias).filter(pk=token.pk).update(revoked_at=now)
+    assert sql.token_owner("h" * 64, now, store_alias) is None
+
+
+def test_tournament_game_streams_names_the_games_of_its_tables(store_alias: str) -> None:
+    _, _, table = _seated(store_alias)
+    mine = _game(store_alias, table=table)
+    _game(store_alias)  # a game outside any tournament
+    streams = sql.tournament_game_streams(table.round.tournament_id)
+    with connections[store_alias].cursor() as cursor:
+        cursor.execute(streams.sql, list(streams.params))
+        assert [name for (name,) in cursor.fetchall()] == [f"game-{mine.pk}"]
+    append(f"game-{mine.pk}", [NewEvent("x", {"n": 1})], expected_sequence=0, using=store_alias)
+    append("game-999999", [NewEvent("x", {"n": 2})], expected_sequence=0, using=store_alias)
+    found = read_all(within=streams, using=store_alias)
+    assert [e.stream for e in found] == [f"game-{mine.pk}"]

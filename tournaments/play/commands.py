@@ -1,0 +1,310 @@
+"""The game service's commands on a game dealt (:mod:`~tournaments.play.deals`): act,
+time out, resolve chance.
+
+Each command loads the stream, folds it, lets the engine ``decide`` and appends the
+events at the sequence the caller saw (a stale one is a :class:`Conflict`, never an
+overwrite).  Chance moves are drawn from :data:`tournaments.play.randomness.source`
+(the operating system's secure generator unless a test puts a seeded one there), and
+a chance node left by a move is resolved at once in the same transaction.
+
+When a move ends a game played at a table, :data:`game_ended` is sent inside the
+transaction (the tournament's series hook listens: tournaments/services/series.py);
+:data:`game_changed` is sent after every commit that changed a game.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.dispatch import Signal
+from django.utils import timezone
+
+from engine.contract import Game as Engine
+from engine.contract import IllegalAction
+from events import store
+from events.store import Conflict, NewEvent, StoredEvent
+from tournaments.models import Game
+from tournaments.play import keys, randomness
+from tournaments.play.projection import (
+    _current_fields,
+    _initial_projection,
+    _project,
+    _save_projection,
+    _seed_of,
+)
+from tournaments.play.state import _cache, _fresh, _game, _load, stream_name
+
+#: ``game``, the game's row as that change left it (a copy: receivers may keep it).
+game_changed = Signal()
+
+#: Sent inside the transaction of the move that ended a game played at a table
+#: (``game``: its row, already projected as over).  The tournament's series hook
+#: receives it and deals the next game in that same transaction.
+game_ended = Signal()
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """The outcome of a command: the events it appended (or, replayed, appended the first time)."""
+
+    game_id: int
+    events: tuple[StoredEvent, ...]
+    replayed: bool
+    #: The engine state right after the command, when it appended just now (``None``
+    #: when replayed): the caller can show the new view without folding again.
+    state: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def sequence(self) -> int:
+        """The sequence of the last event of the command."""
+        return self.events[-1].sequence
+
+    @property
+    def payloads(self) -> list[dict[str, Any]]:
+        return [e.payload for e in self.events]
+
+
+# -- commands -----------------------------------------------------------------------------
+
+
+def submit_action(
+    game_id: Game | int,
+    seat: int,
+    action: Mapping[str, Any],
+    *,
+    expected_sequence: int,
+    idempotency_key: str | None = None,
+    cause_kind: str = "seat",
+    cause_id: str = "",
+) -> ActionResult:
+    """Make ``action`` for ``seat`` of game ``game_id``, seen at ``expected_sequence``.
+
+    ``game_id`` may be the game's row the caller has just read (it is read again
+    only if the stream has moved past it); the row then holds the new projection.
+
+    Raises :class:`IllegalAction` (nothing changes), :class:`Conflict` (the game
+    moved on: its ``current_sequence`` says where to) or
+    :class:`IdempotencyKeyReused`.  A retry with the same ``idempotency_key``
+    returns the first outcome, ``replayed``.
+    """
+    return _command(
+        game_id,
+        "action",
+        seat,
+        action,
+        expected_sequence,
+        idempotency_key,
+        cause_kind,
+        cause_id or (str(seat) if cause_kind == "seat" else ""),
+    )
+
+
+def apply_timeout(
+    game_id: int,
+    seat: int,
+    expected_sequence: int,
+    *,
+    idempotency_key: str | None = None,
+    now: datetime | None = None,
+    force: bool = False,
+) -> ActionResult:
+    """Act for ``seat``, whose time ran out, as the engine's timeout rule says.
+
+    The seat must be waited for and (unless ``force``) its deadline passed by
+    ``now``.  The default idempotency key is ``timeout-<seat>-<expected>``, so
+    two sweeps firing the same timeout store it once.
+    """
+    if idempotency_key is None:
+        idempotency_key = keys.timeout_key(seat, expected_sequence)
+    check: Callable[[Game], None] | None = None
+    if not force:
+
+        def check(game: Game) -> None:
+            due = game.deadlines.get(str(seat))
+            if due is None:
+                raise IllegalAction(f"seat {seat} has no clock running", "seat")
+            if (now or timezone.now()) < datetime.fromisoformat(due):
+                raise IllegalAction(f"seat {seat}'s time runs until {due}", "seat")
+
+    return _command(
+        game_id,
+        "timeout",
+        seat,
+        {},
+        expected_sequence,
+        idempotency_key,
+        "timeout",
+        str(seat),
+        check=check,
+    )
+
+
+def apply_chance(game_id: int) -> ActionResult | None:
+    """Resolve a chance node the game is left at (never after our own appends); ``None`` if none."""
+    with transaction.atomic():
+        game = Game.objects.get(pk=game_id)
+        engine, state, current, _ = _load(game)
+        if (
+            engine.is_over(state)
+            or engine.chance_draw(state, randomness.source.generator()) is None
+        ):
+            return None
+        _fresh(game, current)
+        events, _ = _chance_events(engine, state)
+        appended = store.append(game.stream, events, expected_sequence=current)
+        _after_append(game, engine, appended.events, state)
+    return ActionResult(game.pk, appended.events, False)
+
+
+def _command(
+    game: Game | int,
+    kind: str,
+    seat: int,
+    action: Mapping[str, Any],
+    expected: int,
+    key: str | None,
+    cause_kind: str,
+    cause_id: str,
+    *,
+    check: Callable[[Game], None] | None = None,
+) -> ActionResult:
+    if cause_kind not in store.CAUSE_KINDS:
+        raise ValueError(f"cause_kind is one of {sorted(store.CAUSE_KINDS)}, not {cause_kind!r}")
+    if not isinstance(action, Mapping):
+        raise IllegalAction('an action is an object with a "type"', "type")
+    digest = store.command_hash(
+        {"command": kind, "seat": seat, "action": dict(action), "expected_sequence": expected}
+    )
+    game_id = game.pk if isinstance(game, Game) else game
+    try:
+        return _decide_and_append(
+            game, kind, seat, action, expected, key, digest, cause_kind, cause_id, check
+        )
+    except Conflict:
+        # A retry racing its own original: the original won; answer with its outcome.
+        if key is not None:
+            found = store.find_command(stream_name(game_id), key, digest)
+            if found is not None:
+                return ActionResult(game_id, found.events, True)
+        raise
+
+
+def _decide_and_append(
+    game_or_id: Game | int,
+    kind: str,
+    seat: int,
+    action: Mapping[str, Any],
+    expected: int,
+    key: str | None,
+    digest: str,
+    cause_kind: str,
+    cause_id: str,
+    check: Callable[[Game], None] | None,
+) -> ActionResult:
+    with transaction.atomic():
+        game = _game(game_or_id)
+        if key is not None:
+            found = store.find_command(game.stream, key, digest)
+            if found is not None:
+                return ActionResult(game.pk, found.events, True)
+        engine, state, current, _ = _load(game)
+        if current != expected:
+            raise Conflict(game.stream, expected, current)
+        _fresh(game, current)
+        if check is not None:
+            check(game)
+        rng = randomness.source.generator()
+        if engine.is_over(state):
+            raise IllegalAction("the game is over")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < game.seats:
+            raise IllegalAction(f"there is no seat {seat!r} at this table", "seat")
+        if kind == "timeout":
+            if seat not in engine.waiting_for(state):
+                raise IllegalAction(f"seat {seat} is not being waited for", "seat")
+            try:
+                request: Mapping[str, Any] = engine.timeout_action(state, seat, rng)
+            except ValueError as error:
+                raise IllegalAction(str(error), "seat") from error
+            chance = False
+        else:
+            request, chance = engine.request(state, seat, action, rng)
+        decided = engine.decide(state, seat, request, chance=chance)
+        before = state
+        for event in decided:
+            state = engine.evolve(state, event)
+        new = [NewEvent(e["type"], e, cause_kind, cause_id, e.get("v", 1)) for e in decided]
+        follow, state = _chance_events(engine, state)
+        appended = store.append(
+            game.stream,
+            new + follow,
+            expected_sequence=expected,
+            idempotency_key=key,
+            command_hash=digest,
+        )
+        if appended.replayed:  # the original committed while we decided
+            return ActionResult(game.pk, appended.events, True)
+        _after_append(game, engine, appended.events, before)
+    return ActionResult(game.pk, appended.events, False, state)
+
+
+def _chance_events(engine: Engine[Any], state: Any) -> tuple[list[NewEvent], Any]:
+    """The chance outcomes due at ``state``, drawn securely, and the state after them."""
+    rng = randomness.source.generator()
+    events: list[NewEvent] = []
+    for _ in range(10_000):
+        node = None if engine.is_over(state) else engine.chance_draw(state, rng)
+        if node is None:
+            return events, state
+        seat, outcome = node
+        for event in engine.decide(state, seat, outcome, chance=True):
+            state = engine.evolve(state, event)
+            events.append(NewEvent(event["type"], event, "system", "chance", event.get("v", 1)))
+    raise RuntimeError(f"{engine.id}: chance nodes without end")
+
+
+def _after_append(
+    game: Game, engine: Engine[Any], events: Sequence[StoredEvent], before: Any
+) -> None:
+    """Update the projection from the appended events; notify and cache after the commit."""
+    steps = []
+    state = before
+    for event in events:
+        state = engine.evolve(state, event.payload)
+        steps.append((event, state))
+    if before is None:
+        deal = events[0]
+        fields = _initial_projection(deal)
+        seed = _seed_of(deal.payload)
+    else:
+        fields = _current_fields(game)
+        seed = (
+            _seed_of(store.read_stream(game.stream, limit=1)[0].payload)
+            if any(engine.is_over(s) for _, s in steps)
+            else ""
+        )
+    fields = _project(fields, engine, steps, seed)
+    _save_projection(game, fields)
+    if (
+        fields["status"] == Game.Status.OVER
+        and game.table_id is not None
+        and any(engine.is_over(s) for _, s in steps)
+    ):
+        # The table's series goes on (or ends) in the same transaction as the
+        # move that ended this game: a series can never be left without its
+        # next game.
+        game_ended.send(sender=Game, game=game)
+    game_id, last, sequence = game.pk, events[-1], events[-1].sequence
+    # The receivers get a copy of the row as this change left it, so that they need
+    # not read it again (the caller may go on changing its own instance).
+    row = copy.copy(game)
+    transaction.on_commit(lambda: _cache.put(game_id, last, state))
+    transaction.on_commit(
+        lambda: game_changed.send(
+            sender=Game, game_id=game_id, sequence=sequence, game=row, state=state
+        )
+    )

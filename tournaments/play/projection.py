@@ -1,0 +1,158 @@
+"""The ``Game`` row: a projection of the game's events, updated by every command and
+rebuilt from the events alone by :func:`rebuild_projections`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+
+from engine.contract import Game as Engine
+from engine.registry import get_game
+from events import store
+from events.store import StoredEvent
+from tournaments import sql
+from tournaments.models import Game
+from tournaments.play.context import GameContext
+from tournaments.play.state import STREAM_PREFIX
+
+
+def _deadlines(
+    deadlines: Mapping[str, str],
+    waiting: Iterable[int],
+    event: StoredEvent,
+    turn_seconds: int | None,
+) -> dict[str, str]:
+    """Each waited-for seat's deadline after ``event``.
+
+    A seat's clock starts when it becomes waited for and runs until it is no
+    longer waited for (one clock for a whole turn, even of several moves).
+    """
+    if turn_seconds is None:
+        return {}
+    due = (event.recorded_at + timedelta(seconds=turn_seconds)).isoformat()
+    return {str(s): deadlines.get(str(s), due) for s in waiting}
+
+
+def _initial_projection(deal: StoredEvent) -> dict[str, Any]:
+    payload = deal.payload
+    table = payload.get("table") or {}
+    shuffle = payload.get("shuffle") or {}
+    context = GameContext.parse(table.get("context"))
+    return {
+        "kind": payload["game"],
+        "seats": payload["seats"],
+        "dealer": payload["dealer"],
+        "options": payload["options"],
+        "players": list(table.get("players") or []),
+        "turn_seconds": table.get("turn_seconds"),
+        "context": table.get("context"),
+        "table_id": context.table,
+        "number_in_series": context.game_number,
+        "commitment": shuffle.get("commitment", ""),
+        "seed": "",
+        "status": Game.Status.RUNNING,
+        "sequence": 0,
+        "to_act": [],
+        "waiting_for": [],
+        "deadlines": {},
+        "result": None,
+        "created_at": deal.recorded_at,
+        "finished_at": None,
+    }
+
+
+def _project(
+    fields: dict[str, Any],
+    engine: Engine[Any],
+    steps: Iterable[tuple[StoredEvent, Any]],
+    seed: str,
+) -> dict[str, Any]:
+    """``fields`` advanced over ``steps`` (each event with the state after it)."""
+    fields = dict(fields)
+    for event, state in steps:
+        waiting = engine.waiting_for(state)
+        fields["sequence"] = event.sequence
+        fields["to_act"] = engine.to_act(state)
+        fields["waiting_for"] = waiting
+        fields["deadlines"] = _deadlines(
+            fields["deadlines"], waiting, event, fields["turn_seconds"]
+        )
+        outcome = engine.outcome(state)
+        if outcome is not None and fields["status"] != Game.Status.OVER:
+            fields["status"] = Game.Status.OVER
+            fields["result"] = outcome
+            fields["finished_at"] = event.recorded_at
+            fields["seed"] = seed
+    return fields
+
+
+PROJECTED_FIELDS = (
+    "kind",
+    "seats",
+    "dealer",
+    "options",
+    "players",
+    "turn_seconds",
+    "context",
+    "table_id",
+    "number_in_series",
+    "commitment",
+    "seed",
+    "status",
+    "sequence",
+    "to_act",
+    "waiting_for",
+    "deadlines",
+    "result",
+    "created_at",
+    "finished_at",
+)
+
+
+def _current_fields(game: Game) -> dict[str, Any]:
+    return {name: getattr(game, name) for name in PROJECTED_FIELDS}
+
+
+def _seed_of(deal: Mapping[str, Any]) -> str:
+    return str((deal.get("shuffle") or {}).get("seed", ""))
+
+
+def _save_projection(game: Game, fields: dict[str, Any]) -> None:
+    """Set ``fields`` on ``game`` and write them to its row.
+
+    Every action writes the row, so the ``UPDATE`` is written by hand
+    (:func:`tournaments.sql.update_game`).
+    """
+    for name, value in fields.items():
+        setattr(game, name, value)
+    sql.update_game(game, fields)
+
+
+def rebuild_projections() -> int:
+    """Recompute every game's row from its events alone; the number of games rebuilt."""
+    count = 0
+    for stream in store.streams(STREAM_PREFIX):
+        suffix = stream[len(STREAM_PREFIX) :]
+        if not suffix.isdecimal():
+            continue
+        with transaction.atomic():
+            # Lock the row before reading the stream: a command committing
+            # meanwhile then writes its newer projection after ours, not before.
+            list(Game.objects.select_for_update().filter(pk=int(suffix)).values_list("pk"))
+            events = store.read_stream(stream)
+            engine = get_game(events[0].payload["game"])
+            fields = _initial_projection(events[0])
+            state: Any = None
+            steps = []
+            for event in events:
+                state = engine.evolve(state, event.payload)
+                steps.append((event, state))
+            fields = _project(fields, engine, steps, _seed_of(events[0].payload))
+            Game.objects.update_or_create(pk=int(suffix), defaults=fields)
+        count += 1
+    # Rows were created with explicit ids: move PostgreSQL's id sequence past them.
+    sql.reset_game_ids()
+    return count

@@ -1,0 +1,173 @@
+"""What people see of a game: a seat's, a spectator's or the organiser's view, the events
+as each may see them, and the rule that reveals a finished game's secrets."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.contract import Game as Engine
+from engine.registry import get_game
+from events import store
+from tournaments.models import Game, Round, Table
+from tournaments.play.projection import _seed_of
+from tournaments.play.state import STREAM_PREFIX, Viewer, _game, _load, game_row
+
+
+def _seat_of(viewer: Viewer, seats: int) -> int | None:
+    if viewer is None or viewer == "organiser":
+        return None
+    if isinstance(viewer, int) and not isinstance(viewer, bool) and 0 <= viewer < seats:
+        return viewer
+    raise ValueError(f"a viewer is a seat 0..{seats - 1}, None or 'organiser', not {viewer!r}")
+
+
+def game_view(game: Game | int, viewer: Viewer, *, state: Any = None) -> dict[str, Any]:
+    """The game as ``viewer`` may see it: the engine's view plus the service's facts.
+
+    While the game runs a seat sees its own view, a spectator and the
+    organiser the spectator's view; once it is revealed (:func:`is_revealed`)
+    everyone also sees the hidden cards, the deck and the shuffle's seed.  A
+    finished game not yet revealed says so (``"revealed": false``).  ``state``: the game's state
+    at ``game.sequence`` when the caller has it (a command's
+    :attr:`ActionResult.state` with the row it updated, or :func:`load_state`):
+    the view is built from it without reading the stream again.
+    """
+    game = _game(game)
+    seat = _seat_of(viewer, game.seats)
+    if state is not None:
+        engine, sequence = get_game(game.kind), game.sequence
+    else:
+        engine, state, sequence, _ = _load(game)
+        if game.sequence != sequence:
+            game.refresh_from_db()
+    view = engine.view(state, seat)
+    over = engine.is_over(state)
+    revealed = over and is_revealed(game)
+    deal = store.read_stream(game.stream, limit=1)[0].payload if revealed else None
+    view.update(
+        {
+            "game_id": game.pk,
+            "role": "organiser"
+            if viewer == "organiser"
+            else ("spectator" if seat is None else "seat"),
+            "status": Game.Status.OVER if over else Game.Status.RUNNING,
+            "sequence": sequence,
+            "players": list(game.players),
+            "turn_seconds": game.turn_seconds,
+            "deadlines": dict(game.deadlines) if not over else {},
+            "commitment": game.commitment,
+            "revealed": revealed,
+        }
+    )
+    if deal is not None:
+        view["hidden"] = engine.hidden(state)
+        view["deck"] = list(deal["deck"])
+        view["seed"] = _seed_of(deal)
+    return view
+
+
+def is_revealed(game: Game) -> bool:
+    """Whether a finished game's secrets are public: its deck, hidden cards, seed, whole log
+    and record.
+
+    At the end, except for a duplicate deal: the other tables of its round play the
+    same decks, so it waits until the round has finished (every table's series
+    over, so no twin is still running or still to be dealt).
+    """
+    if game.status != Game.Status.OVER:
+        return False
+    if game.table_id is None:
+        return True
+    row = (
+        Table.objects.filter(pk=game.table_id)
+        .values_list("round__tournament__duplicate_deals", "round__status")
+        .first()
+    )
+    return row is None or not row[0] or row[1] == Round.Status.FINISHED
+
+
+def shown_event(
+    engine: Engine[Any], payload: dict[str, Any], before: Any, now: Any, seat: int | None
+) -> dict[str, Any]:
+    """What ``seat`` (``None``: a spectator or the organiser) may see of ``payload`` while the
+    game is not revealed: the game's own rule, and the deal without its shuffle's seed."""
+    shown = engine.event_view(payload, before, now, seat)
+    shuffle = shown.get("shuffle")
+    if payload.get("type") == "dealt" and isinstance(shuffle, Mapping):
+        shown["shuffle"] = {k: v for k, v in shuffle.items() if k != "seed"}
+    return shown
+
+
+def game_events(
+    game: Game | int, viewer: Viewer, *, from_sequence: int = 1
+) -> list[dict[str, Any]]:
+    """The game's events from ``from_sequence`` as ``viewer`` may see them.
+
+    Until the game is revealed (:func:`is_revealed`) each event goes through
+    :func:`shown_event` with the state it was made in and the state now (the
+    organiser sees what a spectator sees); afterwards every event is shown whole.
+    """
+    game = _game(game)
+    seat = _seat_of(viewer, game.seats)
+    engine = get_game(game.kind)
+    events = store.read_stream(game.stream)
+    states: list[Any] = []
+    state: Any = None
+    for event in events:
+        state = engine.evolve(state, event.payload)
+        states.append(state)
+    revealed = bool(events) and engine.is_over(state) and is_revealed(game)
+    shown = []
+    for index, event in enumerate(events):
+        if event.sequence < from_sequence:
+            continue
+        before = states[index - 1] if index else None
+        payload = (
+            event.payload if revealed else shown_event(engine, event.payload, before, state, seat)
+        )
+        shown.append(
+            {
+                "sequence": event.sequence,
+                "type": event.type,
+                "version": event.version,
+                "payload": payload,
+                "cause": {"kind": event.cause_kind, "id": event.cause_id},
+                "recorded_at": event.recorded_at.isoformat(),
+            }
+        )
+    return shown
+
+
+def stored_payload_as_spectator(stream: str, sequence: int, payload: Any) -> Any:
+    """An event of the store as a spectator may see it now (the admin's event page).
+
+    A game's event goes through :func:`game_events`.  Another stream's event that
+    holds a secret seed (a round's duplicate-deal seed, a table's committed seed of
+    its next deal) shows it only once what it deals is revealed: the round finished,
+    that game revealed.  A seed of any other kind is never shown here.
+    """
+    if stream.startswith(STREAM_PREFIX) and stream[len(STREAM_PREFIX) :].isdecimal():
+        game = game_row(int(stream[len(STREAM_PREFIX) :]))
+        if game is None:
+            return payload
+        shown = game_events(game, None, from_sequence=sequence)
+        return shown[0]["payload"] if shown else payload
+    if not isinstance(payload, Mapping) or "seed" not in payload:
+        return payload
+    if payload.get("type") == "round_seed":
+        public = Round.objects.filter(
+            tournament_id=payload.get("tournament"),
+            number=payload.get("round"),
+            status=Round.Status.FINISHED,
+        ).exists()
+    elif payload.get("type") == "table_seed" and stream.split("-", 1)[-1].isdecimal():
+        dealt = Game.objects.filter(
+            table_id=int(stream.split("-", 1)[1]), number_in_series=payload.get("game_number")
+        ).first()
+        public = dealt is not None and is_revealed(dealt)
+    else:
+        public = False
+    if public:
+        return payload
+    return {k: v for k, v in payload.items() if k != "seed"} | {"redacted": ["seed"]}

@@ -1,0 +1,100 @@
+"""Helpers every presenter uses: names, places, known cards, buttons."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from tournaments.templatetags.cards import card_html
+
+#: A table being filled for ``templates/games/table_<game>.html``: what every game has
+#: (``players``, ``seats``…, see :func:`tournaments.templatetags.tables.present`) and the
+#: game's own parts.
+Table = dict[str, Any]
+
+SUFFIXES = {1: "st", 2: "nd", 3: "rd"}
+
+
+def ordinal(n: int) -> str:
+    """``1`` → ``1st``, ``12`` → ``12th``, ``22`` → ``22nd``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else SUFFIXES.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def player_name(players: Sequence[str], seat: int | None) -> str:
+    """The name at ``seat``; ``nobody`` for no seat, ``Seat n`` past the names."""
+    if seat is None:
+        return "nobody"
+    return players[seat] if 0 <= seat < len(players) else f"Seat {seat}"
+
+
+def groups_rank(groups: Sequence[Sequence[int]]) -> dict[int, int]:
+    """The place (1 first) of each seat from groups of seats, best first."""
+    place, found = 1, {}
+    for group in groups:
+        for seat in group:
+            found[seat] = place
+        place += len(group)
+    return found
+
+
+def known_cards(view: Mapping[str, Any], s: int, me: int | None) -> list[str] | None:
+    """The cards of seat ``s``'s hand if the viewer may see them (own hand, or the end)."""
+    hidden = view.get("hidden") or {}
+    if f"seat:{s}" in hidden and isinstance(hidden[f"seat:{s}"], list):
+        return list(hidden[f"seat:{s}"])
+    if me == s and isinstance(view.get("hand"), list):
+        return list(view["hand"])
+    return None
+
+
+def out_places(view: Mapping[str, Any]) -> dict[int, int]:
+    """The place of each seat already out (the view's ``out``: groups, first out first)."""
+    return groups_rank(view.get("out") or [])
+
+
+def mark_out(seat: dict[str, Any], out: Mapping[int, int]) -> None:
+    """Mark a table seat that is out, with its place unless it has a result already."""
+    s = seat["seat"]
+    seat["out"] = s in out
+    if s in out and not seat["result"]:
+        seat["result"] = f"out {ordinal(out[s])}"
+
+
+def loser_labels(result: Mapping[str, Any], seats: int) -> dict[int, str]:
+    """Seat labels of a ``{"loser": s, "out": [[…], …]}`` result: ``lost``, ``out 1st``…"""
+    ranks = groups_rank(result.get("out") or [])
+    labels: dict[int, str] = {}
+    for s in range(seats):
+        if s == result.get("loser"):
+            labels[s] = "lost"
+        elif s in ranks:
+            labels[s] = f"out {ordinal(ranks[s])}"
+    return labels
+
+
+def small_card(code: object) -> SafeString:
+    """A small face-up card in a sentence, or ``a card`` when the viewer may not see it."""
+    return card_html(code, "small") if code else format_html("{}", "a card")
+
+
+def choice(
+    action: Mapping[str, Any],
+    label: SafeString | str,
+    *,
+    card: str | None = None,
+    optional: bool = False,
+    aria: str = "",
+) -> dict[str, Any]:
+    """A button sending ``action``; with ``card`` it is drawn as that card of the hand."""
+    return {
+        "json": json.dumps(dict(action), sort_keys=True, separators=(",", ":")),
+        "label": label,
+        "card": card,
+        "optional": optional,
+        "aria": aria or (label if isinstance(label, str) else ""),
+    }

@@ -1,0 +1,121 @@
+"""Give & Take (:mod:`engine.games.give_and_take`) in words and buttons."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from tournaments.presenters import Presenter, register
+from tournaments.presenters.common import (
+    Table,
+    choice,
+    groups_rank,
+    ordinal,
+    out_places,
+    player_name,
+)
+
+
+class GiveAndTakePresenter(Presenter):
+    game_id = "give_and_take"
+
+    def result_text(self, result: Mapping[str, Any], players: Sequence[str]) -> str:
+        places = result.get("places") or []
+        rank = groups_rank(places)
+        parts = []
+        for group in places:
+            names = " and ".join(player_name(players, s) for s in group)
+            parts.append(f"{ordinal(rank[group[0]])} {names}")
+        return "; ".join(parts)
+
+    def seat_results(self, result: Mapping[str, Any], seats: int) -> dict[int, str]:
+        return {s: ordinal(place) for s, place in groups_rank(result.get("places") or []).items()}
+
+    def fill_table(self, table: Table, view: Mapping[str, Any], me: int | None) -> None:
+        piles = view.get("piles") or []
+        hidden_piles = (view.get("hidden") or {}).get("piles")
+        out = out_places(view)
+        players = table["players"]
+        for seat in table["seats"]:
+            s = seat["seat"]
+            entry = piles[s] if s < len(piles) else {}
+            # Out is the pile's own flag here: a seat with no cards left is inactive.
+            seat["out"] = not entry.get("active", True)
+            if s in out and not seat["result"]:
+                seat["result"] = f"out {ordinal(out[s])}"
+            seat["held"] = entry.get("cards", 0)
+            seat["piles"] = []
+            for side in ("left", "right"):
+                pile = entry.get(side) or {}
+                up = list(pile.get("up") or [])
+                seat["piles"].append(
+                    {
+                        "side": side,
+                        "down": pile.get("down", 0),
+                        "up": up,
+                        "top": up[-1] if up else None,
+                        "top_hidden": bool(up) and up[-1] is None,
+                        "under": up[:-1][-4:],
+                        "declared": pile.get("declared"),
+                        "down_cards": hidden_piles[s][side] if hidden_piles else None,
+                    }
+                )
+            if s in (view.get("pending") or []):
+                seat["status"] = "declares an ace"
+            if view.get("capturer") == s and view.get("phase") == "place":
+                seat["status"] = "places the capture"
+        table["round"] = view.get("round")
+        table["phase"] = view.get("phase")
+        table["reserve"] = view.get("reserve", 0)
+        table["reserve_cards"] = (view.get("hidden") or {}).get("reserve")
+        table["duets"] = [
+            {
+                "names": f"{player_name(players, d.get('seat'))}"
+                f" – {player_name(players, d.get('neighbour'))}",
+                "cards": d.get("cards") or [],
+                "values": d.get("values") or [],
+                "difference": d.get("difference"),
+            }
+            for d in view.get("duets") or []
+        ]
+        table["capturer_name"] = (
+            player_name(players, view.get("capturer")) if view.get("capturer") is not None else None
+        )
+        table["captured"] = view.get("captured") or []
+
+    def describe_action(
+        self, action: Mapping[str, Any], who: str, players: Sequence[str], *, chance: bool
+    ) -> SafeString | None:
+        kind = action.get("type")
+        if kind == "declare_ace":
+            return format_html(
+                "{} counts the ace on their {} pile as {}",
+                who,
+                action.get("pile"),
+                action.get("value"),
+            )
+        if kind == "place_capture":
+            return format_html(
+                "{} puts the captured cards under their {} pile", who, action.get("pile")
+            )
+        return None
+
+    def action_choice(
+        self, action: Mapping[str, Any], view: Mapping[str, Any], players: Sequence[str]
+    ) -> dict[str, Any] | None:
+        kind = action.get("type")
+        if kind == "declare_ace":
+            return choice(action, f"Ace on my {action['pile']} pile counts {action['value']}")
+        if kind == "place_capture":
+            return choice(
+                action,
+                f"Put the {len(view.get('captured') or [])} captured cards"
+                f" under my {action['pile']} pile",
+            )
+        return None
+
+
+register(GiveAndTakePresenter())

@@ -1,0 +1,123 @@
+"""Who may run a club and who may see a game: the one organiser check and the one
+visibility rule, which the web pages, the API and the workers all ask.
+
+* An **organiser** of a club is one of its ``Club.organisers``, or a superuser;
+  an anonymous or inactive login organises nothing.
+* A **game** is seen by anyone once it is over or when it belongs to a
+  tournament (a spectator sees no hidden card); a running game outside any
+  tournament is seen only by its seated players and superusers.
+* A login's **seat** in a game: ``GameContext.seats[i].player`` is a player id,
+  and that player's ``user`` is the login; a login holds at most one seat.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from tournaments import sql
+from tournaments.models import Club, Game, Tournament
+from tournaments.play.context import GameContext
+
+#: "Not looked up yet", for :func:`may_see_game`'s ``club_id``.
+_UNKNOWN: Any = object()
+
+
+def _signed_in(user: Any) -> bool:
+    return bool(user is not None and user.is_authenticated and user.is_active)
+
+
+def _superuser(user: Any) -> bool:
+    return _signed_in(user) and bool(getattr(user, "is_superuser", False))
+
+
+def is_organiser(user: Any, club: Club) -> bool:
+    """Whether ``user`` may run ``club``'s tournaments: one of its organisers, or a superuser."""
+    if not _signed_in(user):
+        return False
+    if _superuser(user):
+        return True
+    return club.organisers.filter(pk=user.pk).exists()
+
+
+def organised_clubs(user: Any) -> QuerySet[Club]:
+    """The clubs ``user`` organises (every club for a superuser, none for a stranger)."""
+    if not _signed_in(user):
+        return Club.objects.none()
+    if _superuser(user):
+        return Club.objects.all()
+    return Club.objects.filter(organisers=user.pk)
+
+
+def organised_club_ids(user: Any) -> set[int] | None:
+    """The ids of the clubs ``user`` organises (``None``: every club, for a superuser)."""
+    if _superuser(user):
+        return None
+    return set(organised_clubs(user).values_list("pk", flat=True))
+
+
+def organises(clubs: set[int] | None, club_id: int | None) -> bool:
+    """Whether ``club_id`` is among ``clubs``, what :func:`organised_club_ids` gave
+    (``None``: every club)."""
+    return clubs is None or (club_id is not None and club_id in clubs)
+
+
+def seat_player_ids(game: Game) -> list[int | None]:
+    """The player id of each seat, from the game's context (``None`` where unknown)."""
+    return GameContext.parse(game.context).seat_player_ids()
+
+
+def seat_of(user: Any, game: Game) -> int | None:
+    """The seat ``user`` holds in ``game`` (the lowest, should the data name two), or ``None``."""
+    if user is None or not user.is_authenticated:
+        return None
+    ids = seat_player_ids(game)
+    wanted = [pid for pid in ids if pid is not None]
+    if not wanted:
+        return None
+    mine = sql.players_of_user(user.pk, wanted)
+    for seat, pid in enumerate(ids):
+        if pid in mine and seat < game.seats:
+            return seat
+    return None
+
+
+def game_club_id(game: Game) -> int | None:
+    """The club of the tournament ``game`` belongs to (``None``: a standalone game)."""
+    tournament = GameContext.parse(game.context).tournament
+    if tournament is None:
+        return None
+    club: int | None = (
+        Tournament.objects.filter(pk=tournament).values_list("club_id", flat=True).first()
+    )
+    return club
+
+
+def visible_games(user: Any, games: QuerySet[Game]) -> QuerySet[Game]:
+    """The visibility rule as a filter, for lists: the finished games and the
+    tournaments' (every game for a superuser).  A running game outside tournaments is
+    reached by its id only, by its players (:func:`may_see_game`)."""
+    if _superuser(user):
+        return games
+    return games.filter(Q(status=Game.Status.OVER) | Q(table__isnull=False))
+
+
+def may_see_game(
+    user: Any, game: Game, *, seated: bool | None = None, club_id: int | None = _UNKNOWN
+) -> bool:
+    """The visibility rule: whether ``user`` may see ``game`` at all.
+
+    Anyone sees a finished game and a tournament's game; a running game outside any
+    tournament only its seated players and superusers.  ``seated`` and ``club_id``
+    are what the caller has already looked up (each is looked up here only if needed).
+    """
+    if game.is_over:
+        return True
+    if club_id is _UNKNOWN:
+        club_id = game_club_id(game)
+    if club_id is not None or _superuser(user):
+        return True
+    if seated is None:
+        seated = seat_of(user, game) is not None
+    return seated

@@ -1,0 +1,76 @@
+"""What every tournament use case shares: the refusal, the row locks, the lookups of a player.
+
+Rows are locked in one order everywhere — tournament, round, table — so
+concurrent organisers and game workers serialise instead of deadlocking.
+"""
+
+from __future__ import annotations
+
+from tournaments.models import Player, Registration, Round, Tournament
+
+PlayerRef = Player | int
+
+
+class ServiceError(ValueError):
+    """A use case refused: ``message`` says what is wrong and how to fix it; nothing changed.
+
+    ``field`` names the input at fault when there is one (``"rounds"``, ``"player"``).
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+def _positive(value: int | None, name: str, *, allow_none: bool = False, least: int = 1) -> None:
+    if value is None and allow_none:
+        return
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise ServiceError(f"{name} is a whole number of at least {least}, not {value!r}", name)
+
+
+def _lock(tournament: Tournament) -> Tournament:
+    """The tournament row, locked for the rest of the transaction, fresh from the database."""
+    return Tournament.objects.select_for_update().get(pk=tournament.pk)
+
+
+def _rounds(tournament: Tournament) -> list[Round]:
+    return list(Round.objects.filter(tournament=tournament).order_by("number"))
+
+
+def _begun(round_: Round) -> bool:
+    return round_.status in (Round.Status.PLAYING, Round.Status.FINISHED)
+
+
+def next_round_number(tournament: Tournament) -> int:
+    """The first round that has not begun (a ``SEATED`` round has not): where entries go."""
+    begun = [r.number for r in _rounds(tournament) if _begun(r)]
+    return max(begun, default=0) + 1
+
+
+def _player(tournament: Tournament, player: PlayerRef) -> Player:
+    if isinstance(player, Player):
+        found = player
+    else:
+        found_or_none = Player.objects.filter(pk=player).first()
+        if found_or_none is None:
+            raise ServiceError(f"there is no player {player!r}", "player")
+        found = found_or_none
+    if found.club_id != tournament.club_id:
+        raise ServiceError(f"{found.name} is not a player of {tournament.club}", "player")
+    return found
+
+
+def _registration(tournament: Tournament, player: Player) -> Registration:
+    found = Registration.objects.filter(tournament=tournament, player=player).first()
+    if found is None:
+        raise ServiceError(
+            f"{player.name} is not registered in {tournament.name}: register them first",
+            "player",
+        )
+    return found
+
+
+def _active(registration: Registration, round_number: int) -> bool:
+    return registration.dropped_after is None and registration.from_round <= round_number

@@ -1,0 +1,144 @@
+"""Clubs and their players; the link of a player to a login, and its audit trail."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils.text import slugify
+
+from engine.bots import bot_levels
+from engine.registry import all_games
+from tournaments.models import Club, LoginLinkChange, Player
+from tournaments.services.base import ServiceError
+
+
+def create_club(name: str, *, slug: str | None = None, organisers: Iterable[User] = ()) -> Club:
+    """A new club; ``slug`` defaults to the name slugified."""
+    name = (name or "").strip()
+    if not name:
+        raise ServiceError("a club needs a name", "name")
+    slug = slugify(slug if slug is not None else name)[:60]
+    if not slug:
+        raise ServiceError(f"cannot make a slug of {name!r}: give one with letters", "slug")
+    with transaction.atomic():
+        if Club.objects.filter(slug=slug).exists():
+            raise ServiceError(f"a club with the slug {slug!r} exists already", "slug")
+        club = Club.objects.create(name=name, slug=slug)
+        club.organisers.add(*organisers)
+    return club
+
+
+def known_bot_levels() -> set[str]:
+    """Every bot level some game has."""
+    return {level for game in all_games() for level in bot_levels(game.id)}
+
+
+def add_player(
+    club: Club,
+    name: str,
+    *,
+    user: User | None = None,
+    bot_level: str = "",
+    by: User | None = None,
+) -> Player:
+    """A new player of ``club``: a person (optionally with a login) or a bot of ``bot_level``.
+
+    A login given is the first entry of :class:`LoginLinkChange` (``by`` who asked).
+    """
+    name = (name or "").strip()
+    if not name:
+        raise ServiceError("a player needs a name", "name")
+    if bot_level and bot_level not in known_bot_levels():
+        raise ServiceError(
+            f"there is no bot level {bot_level!r}; known: {', '.join(sorted(known_bot_levels()))}",
+            "bot_level",
+        )
+    if bot_level and user is not None:
+        raise ServiceError("a bot cannot be linked to a login", "user")
+    with transaction.atomic():
+        if Player.objects.filter(club=club, name=name).exists():
+            raise ServiceError(f"{club} already has a player called {name!r}", "name")
+        if user is not None and Player.objects.filter(club=club, user=user).exists():
+            raise ServiceError(f"the login {user.get_username()!r} already plays in {club}", "user")
+        player = Player.objects.create(club=club, name=name, user=user, bot_level=bot_level)
+        if user is not None:
+            _log_login_change(player, None, user, by)
+        return player
+
+
+def link_login(player: Player, user: User | None, *, by: User | None = None) -> Player:
+    """Make ``user`` (``None``: no login) the login that plays as ``player``; logged.
+
+    The one way a player's login changes (the admin and the API call it).  Refused
+    while the player holds a seat at a table in play: whoever the login is would
+    see that seat's hand and act for it (an organiser relinking a seated player to
+    themselves, issue 17).  ``by`` is who asks, kept in :class:`LoginLinkChange`.
+    """
+    with transaction.atomic():
+        locked = Player.objects.select_for_update().get(pk=player.pk)
+        old_user = locked.user
+        if (old_user.pk if old_user else None) == (user.pk if user else None):
+            return locked
+        if user is not None and locked.is_bot:
+            raise ServiceError("a bot cannot be linked to a login", "user")
+        if (
+            user is not None
+            and Player.objects.filter(club_id=locked.club_id, user=user)
+            .exclude(pk=locked.pk)
+            .exists()
+        ):
+            raise ServiceError(
+                f"the login {user.get_username()!r} already plays in {locked.club}", "user"
+            )
+        table = locked.table_in_play()
+        if table is not None:
+            raise ServiceError(
+                f"{locked.name} holds a seat at {table}: their login can change once that"
+                " table has finished",
+                "user",
+            )
+        locked.user = user
+        locked.save(update_fields=["user"])
+        _log_login_change(locked, old_user, user, by)
+    player.user = user
+    return locked
+
+
+def _log_login_change(
+    player: Player, old_user: User | None, new_user: User | None, by: User | None
+) -> None:
+    LoginLinkChange.objects.create(
+        club_id=player.club_id,
+        player=player,
+        old_user=old_user,
+        new_user=new_user,
+        old_username=old_user.get_username() if old_user else "",
+        new_username=new_user.get_username() if new_user else "",
+        changed_by=by,
+        changed_by_username=by.get_username() if by else "",
+    )
+
+
+def plays_forced_moves(user: User) -> bool:
+    """Whether the server plays ``user``'s forced moves (on unless they turned it off)."""
+    return not Player.objects.filter(user=user, play_forced_moves=False).exists()
+
+
+def set_play_forced_moves(user: User, on: bool) -> bool:
+    """Turn on or off, for every player of ``user``, the server playing their forced moves.
+
+    Forced moves are the ones that cannot change the game (every Give Away
+    move; a seat with one legal action).  Takes effect from the next move.
+    """
+    if not isinstance(on, bool):
+        raise ServiceError(f"play_forced_moves is true or false, not {on!r}", "play_forced_moves")
+    with transaction.atomic():
+        if not Player.objects.filter(user=user).exists():
+            raise ServiceError(
+                "your login plays for no club yet: there are no moves to play for you",
+                "play_forced_moves",
+            )
+        Player.objects.filter(user=user).update(play_forced_moves=on)
+    return on

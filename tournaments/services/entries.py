@@ -1,0 +1,128 @@
+"""Entries: register a player, check them in for a round, drop them out."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from engine.bots import bot_levels
+from tournaments.models import CheckIn, Registration, Round, Tournament
+from tournaments.play import randomness
+from tournaments.seating import Constraints
+from tournaments.services.base import (
+    PlayerRef,
+    ServiceError,
+    _lock,
+    _player,
+    _positive,
+    _registration,
+    _rounds,
+    next_round_number,
+)
+from tournaments.services.rounds import _in_round, _reseat
+
+
+def register(
+    tournament: Tournament, player: PlayerRef, *, from_round: int | None = None
+) -> Registration:
+    """Enter ``player`` in ``tournament``; a late entry while rounds remain.
+
+    ``from_round`` (default: the next round that has not begun) is the first
+    round the player can be seated in; the rounds before it score nothing.
+    """
+    with transaction.atomic():
+        tournament = _lock(tournament)
+        who = _player(tournament, player)
+        if tournament.status == Tournament.Status.FINISHED:
+            raise ServiceError(f"{tournament.name} is finished: nobody can enter it now")
+        if who.is_bot and who.bot_level not in bot_levels(tournament.game):
+            raise ServiceError(
+                f"{who.name} is a {who.bot_level!r} bot, which does not play"
+                f" {tournament.game}; levels: {', '.join(bot_levels(tournament.game))}",
+                "player",
+            )
+        if Registration.objects.filter(tournament=tournament, player=who).exists():
+            raise ServiceError(f"{who.name} is already registered in {tournament.name}", "player")
+        first_open = next_round_number(tournament)
+        if first_open > tournament.rounds:
+            raise ServiceError(
+                f"{tournament.name} has no rounds left to enter (all {tournament.rounds} begun)"
+            )
+        start = first_open if from_round is None else from_round
+        _positive(start, "from_round")
+        if not first_open <= start <= tournament.rounds:
+            raise ServiceError(
+                f"from_round must be between {first_open} (the next round) and"
+                f" {tournament.rounds}, not {start}",
+                "from_round",
+            )
+        return Registration.objects.create(tournament=tournament, player=who, from_round=start)
+
+
+def check_in(tournament: Tournament, player: PlayerRef, round_number: int | None = None) -> CheckIn:
+    """Mark ``player`` present for a round (default: the next round that has not begun).
+
+    Checking in twice is harmless (the first check-in is returned).  A player
+    checked in for a round already seated is seated only when the organiser
+    re-seats it (:func:`reseat`).
+    """
+    with transaction.atomic():
+        tournament = _lock(tournament)
+        who = _player(tournament, player)
+        registration = _registration(tournament, who)
+        first_open = next_round_number(tournament)
+        number = first_open if round_number is None else round_number
+        _positive(number, "round_number")
+        if tournament.status == Tournament.Status.FINISHED or first_open > tournament.rounds:
+            raise ServiceError(f"{tournament.name} has no rounds left to check in for")
+        if not first_open <= number <= tournament.rounds:
+            raise ServiceError(
+                f"round {number} cannot take check-ins: the next round is {first_open}"
+                f" (of {tournament.rounds})",
+                "round_number",
+            )
+        if registration.dropped_after is not None:
+            raise ServiceError(f"{who.name} dropped out of {tournament.name}", "player")
+        if registration.from_round > number:
+            raise ServiceError(
+                f"{who.name} entered from round {registration.from_round}, not round {number}",
+                "round_number",
+            )
+        found, _ = CheckIn.objects.get_or_create(
+            tournament=tournament, player=who, round_number=number
+        )
+        return found
+
+
+def drop(tournament: Tournament, player: PlayerRef) -> Registration:
+    """Drop ``player`` out of ``tournament`` between rounds.
+
+    They keep their results (and stay in the standings, marked dropped) and are
+    never seated again.  Refused while a round is being played.  If the next
+    round is already seated with them in it, it is seated again without them
+    (earlier swaps and constraints of that round must be made again).
+    """
+    with transaction.atomic():
+        tournament = _lock(tournament)
+        who = _player(tournament, player)
+        registration = _registration(tournament, who)
+        if registration.dropped_after is not None:
+            raise ServiceError(
+                f"{who.name} already dropped out after round {registration.dropped_after}",
+                "player",
+            )
+        if tournament.status == Tournament.Status.FINISHED:
+            raise ServiceError(f"{tournament.name} is finished: nobody can drop out now")
+        rounds = _rounds(tournament)
+        playing = [r for r in rounds if r.status == Round.Status.PLAYING]
+        if playing:
+            raise ServiceError(
+                f"round {playing[0].number} is being played: drop {who.name} after it finishes",
+                "player",
+            )
+        finished = [r.number for r in rounds if r.status == Round.Status.FINISHED]
+        registration.dropped_after = max(finished, default=0)
+        registration.save(update_fields=["dropped_after"])
+        seated = [r for r in rounds if r.status == Round.Status.SEATED]
+        if seated and _in_round(seated[0], who):
+            _reseat(tournament, seated[0], Constraints(), randomness.source.seeded_generator())
+        return registration

@@ -1,0 +1,321 @@
+"""Rounds: seat the checked-in players, adjust the seating, begin the round.
+
+A round goes through three steps (docs/tournaments.md, "A club night"):
+
+1. :func:`start_round` seats the checked-in players (:mod:`tournaments.seating`):
+   the round is ``SEATED``, its tables and seats exist, no game is dealt yet;
+2. the organiser may adjust the seating: :func:`swap_players`, :func:`reseat`
+   with tables fixed or players kept apart;
+3. :func:`begin_round` deals each table's first game (round ``PLAYING``);
+   the series goes on from there (:mod:`tournaments.services.series`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from engine.fairness import commitment
+from events import store
+from events.store import NewEvent
+from tournaments.models import CheckIn, Player, Registration, Round, Table, TableSeat, Tournament
+from tournaments.play import randomness
+from tournaments.seating import Constraints, History, Seating, SeatingError, seat_round
+from tournaments.services.base import (
+    PlayerRef,
+    ServiceError,
+    _active,
+    _lock,
+    _player,
+    _rounds,
+)
+from tournaments.services.seeds import (
+    ROUND_STREAM_PREFIX,
+    _commit_table_seed,
+    _freeze_round_contributions,
+)
+from tournaments.services.series import _deal_table_game
+from tournaments.standings import live_standings
+
+
+def _in_round(round_: Round, player: Player) -> bool:
+    return (
+        player.pk in round_.byes
+        or TableSeat.objects.filter(table__round=round_, player=player).exists()
+    )
+
+
+def seating_of(round_: Round) -> Seating:
+    """The round's seating as :mod:`tournaments.seating` sees it (player ids as strings)."""
+    tables: list[tuple[str, ...]] = []
+    dealers: list[int] = []
+    for table in Table.objects.filter(round=round_).order_by("number"):
+        seats = TableSeat.objects.filter(table=table).order_by("seat")
+        tables.append(tuple(str(s.player_id) for s in seats))
+        dealers.append(table.first_dealer)
+    return Seating(
+        tables=tuple(tables), dealers=tuple(dealers), byes=tuple(str(p) for p in round_.byes)
+    )
+
+
+def _participants(tournament: Tournament, number: int, auto_check_in: bool) -> list[Player]:
+    """The players to seat in round ``number``: active, and checked in (bots always are).
+
+    Bots and, with ``auto_check_in``, everyone seated get a check-in row for the record.
+    """
+    registrations = Registration.objects.filter(tournament=tournament).select_related("player")
+    checked = set(
+        CheckIn.objects.filter(tournament=tournament, round_number=number).values_list(
+            "player_id", flat=True
+        )
+    )
+    players: list[Player] = []
+    for registration in registrations.order_by("id"):
+        if not _active(registration, number):
+            continue
+        who = registration.player
+        if who.pk in checked or who.is_bot or auto_check_in:
+            players.append(who)
+            if who.pk not in checked:
+                CheckIn.objects.create(tournament=tournament, player=who, round_number=number)
+    return players
+
+
+def _constraints(
+    tournament: Tournament,
+    fixed: Mapping[PlayerRef, int] | None,
+    apart: Iterable[tuple[PlayerRef, PlayerRef]],
+) -> Constraints:
+    """Seating constraints from players and table numbers (1 is the first table)."""
+    pinned: dict[str, int] = {}
+    for player, number in (fixed or {}).items():
+        who = _player(tournament, player)
+        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+            raise ServiceError(f"{who.name} is fixed to table {number!r}: tables count from 1")
+        pinned[str(who.pk)] = number - 1
+    pairs: list[tuple[str, str]] = []
+    for a, b in apart:
+        first, second = _player(tournament, a), _player(tournament, b)
+        if first.pk == second.pk:
+            raise ServiceError(f"{first.name} cannot be kept apart from themselves", "apart")
+        pairs.append((str(first.pk), str(second.pk)))
+    return Constraints(fixed=pinned, apart=tuple(pairs))
+
+
+def _history(tournament: Tournament, before: int) -> History:
+    rounds = Round.objects.filter(tournament=tournament, number__lt=before).order_by("number")
+    return History.from_seatings(seating_of(r) for r in rounds)
+
+
+def _seat(
+    tournament: Tournament,
+    round_: Round,
+    players: Sequence[Player],
+    constraints: Constraints,
+    rng: random.Random,
+) -> None:
+    """Seat ``players`` in ``round_`` (which has no tables yet) and store the seating."""
+    history = _history(tournament, round_.number)
+    mode: Any = "random" if round_.number == 1 else tournament.seating_mode
+    ranking = [s.player for s in live_standings(tournament)] if round_.number > 1 else None
+    ids = [str(p.pk) for p in players]
+    if len(ids) < tournament.table_min:
+        raise ServiceError(
+            f"round {round_.number} cannot start: {len(ids)} player(s) checked in, a table"
+            f" needs at least {tournament.table_min} (check players in, or use auto check-in)"
+        )
+    try:
+        seating = seat_round(
+            ids,
+            tournament.table_min,
+            tournament.table_max,
+            preferred=tournament.table_preferred,
+            history=history,
+            standings=ranking,
+            mode=mode,
+            constraints=constraints,
+            rng=rng,
+        )
+    except SeatingError as error:
+        raise ServiceError(f"round {round_.number} cannot be seated: {error}") from error
+    _store_seating(round_, seating)
+
+
+def _store_seating(round_: Round, seating: Seating) -> None:
+    """Write ``seating`` as the round's tables and seats (table rows are kept where they exist)."""
+    wanted = [int(x) for x in seating.seated()]
+    players = {str(p.pk): p for p in Player.objects.filter(pk__in=wanted)}
+    tables = {t.number: t for t in Table.objects.filter(round=round_)}
+    TableSeat.objects.filter(table__round=round_).delete()
+    for index, (members, dealer) in enumerate(zip(seating.tables, seating.dealers, strict=True)):
+        table = tables.pop(index + 1, None)
+        if table is None:
+            table = Table.objects.create(round=round_, number=index + 1, first_dealer=dealer)
+            _commit_table_seed(table, 1)
+        elif table.first_dealer != dealer:
+            table.first_dealer = dealer
+            table.save(update_fields=["first_dealer"])
+        TableSeat.objects.bulk_create(
+            TableSeat(table=table, seat=seat, player=players[pid])
+            for seat, pid in enumerate(members)
+        )
+    Table.objects.filter(pk__in=[t.pk for t in tables.values()]).delete()
+    round_.byes = [int(p) for p in seating.byes]
+    round_.save(update_fields=["byes"])
+
+
+def start_round(
+    tournament: Tournament,
+    *,
+    fixed: Mapping[PlayerRef, int] | None = None,
+    apart: Iterable[tuple[PlayerRef, PlayerRef]] = (),
+    auto_check_in: bool = False,
+    rng: random.Random | None = None,
+) -> Round:
+    """Seat the next round: status ``SEATED``, tables and seats stored, no game dealt yet.
+
+    Seated are the active registered players checked in for the round; bots
+    always count as checked in, and ``auto_check_in`` checks in every active
+    registered player.  ``fixed`` maps players to table numbers (1 first),
+    ``apart`` lists pairs who must not share a table.  Then the organiser may
+    :func:`swap_players` or :func:`reseat`, and :func:`begin_round` deals.
+    """
+    rng = rng if rng is not None else randomness.source.seeded_generator()
+    with transaction.atomic():
+        tournament = _lock(tournament)
+        rounds = _rounds(tournament)
+        number = len(rounds) + 1
+        if tournament.status == Tournament.Status.FINISHED or number > tournament.rounds:
+            raise ServiceError(
+                f"{tournament.name} has had all its {tournament.rounds} rounds", "tournament"
+            )
+        if rounds:
+            last = rounds[-1]
+            if last.status == Round.Status.SEATED:
+                raise ServiceError(
+                    f"round {last.number} is seated and has not begun: adjust it"
+                    " (swap, reseat) or begin it",
+                    "tournament",
+                )
+            if last.status == Round.Status.PLAYING:
+                busy = Table.objects.filter(round=last).exclude(status=Table.Status.FINISHED)
+                raise ServiceError(
+                    f"round {number} cannot start: round {last.number} still has"
+                    f" {busy.count()} table(s) playing",
+                    "tournament",
+                )
+        constraints = _constraints(tournament, fixed, apart)
+        players = _participants(tournament, number, auto_check_in)
+        round_ = Round.objects.create(tournament=tournament, number=number)
+        _seat(tournament, round_, players, constraints, rng)
+        if tournament.duplicate_deals:
+            seed = randomness.source.new_seed()
+            round_.commitment = commitment(seed)
+            round_.save(update_fields=["commitment"])
+            store.append(
+                f"{ROUND_STREAM_PREFIX}{round_.pk}",
+                [
+                    NewEvent(
+                        "round_seed",
+                        {
+                            "type": "round_seed",
+                            "v": 1,
+                            "tournament": tournament.pk,
+                            "round": number,
+                            "seed": seed.hex(),
+                            "commitment": round_.commitment,
+                        },
+                        "organiser",
+                    )
+                ],
+                expected_sequence=0,
+            )
+        return round_
+
+
+def _seated_round(round_: Round) -> tuple[Tournament, Round]:
+    tournament = _lock(round_.tournament)
+    fresh = Round.objects.select_for_update().get(pk=round_.pk)
+    if fresh.status != Round.Status.SEATED:
+        raise ServiceError(
+            f"round {fresh.number} has begun ({fresh.status}): its seating cannot change", "round"
+        )
+    return tournament, fresh
+
+
+def swap_players(round_: Round, a: PlayerRef, b: PlayerRef) -> Round:
+    """Exchange two players of a seated round: seat for seat, or a seat for a bye.
+
+    The first dealer's seat stays where it is (a player swapped into it deals first).
+    """
+    with transaction.atomic():
+        tournament, round_ = _seated_round(round_)
+        first, second = _player(tournament, a), _player(tournament, b)
+        seating = seating_of(round_)
+        if first.pk == second.pk:
+            raise ServiceError("a swap needs two different players", "player")
+        for who in (first, second):
+            if not _in_round(round_, who):
+                raise ServiceError(
+                    f"{who.name} is not in round {round_.number}: check them in and reseat",
+                    "player",
+                )
+        if first.pk in round_.byes and second.pk in round_.byes:
+            raise ServiceError(f"{first.name} and {second.name} both have byes", "player")
+        try:
+            swapped = Constraints().swap(seating, str(first.pk), str(second.pk))
+        except SeatingError as error:  # pragma: no cover - every refusal is checked above
+            raise ServiceError(f"cannot swap: {error}", "player") from error
+        _store_seating(round_, swapped)
+        return round_
+
+
+def _reseat(
+    tournament: Tournament, round_: Round, constraints: Constraints, rng: random.Random
+) -> None:
+    players = _participants(tournament, round_.number, auto_check_in=False)
+    _seat(tournament, round_, players, constraints, rng)
+
+
+def reseat(
+    round_: Round,
+    *,
+    fixed: Mapping[PlayerRef, int] | None = None,
+    apart: Iterable[tuple[PlayerRef, PlayerRef]] = (),
+    rng: random.Random | None = None,
+) -> Round:
+    """Seat a seated round again, with tables ``fixed`` and pairs kept ``apart``.
+
+    The players are those checked in now (a late check-in is seated, a drop is not).
+    """
+    rng = rng if rng is not None else randomness.source.seeded_generator()
+    with transaction.atomic():
+        tournament, round_ = _seated_round(round_)
+        _reseat(tournament, round_, _constraints(tournament, fixed, apart), rng)
+        return round_
+
+
+def begin_round(round_: Round) -> Round:
+    """Deal the first game of every table of a seated round; the round is ``PLAYING``."""
+    with transaction.atomic():
+        tournament, round_ = _seated_round(round_)
+        tables = list(Table.objects.filter(round=round_).order_by("number"))
+        if not tables:
+            raise ServiceError(f"round {round_.number} has no tables: reseat it", "round")
+        if tournament.duplicate_deals:
+            _freeze_round_contributions(round_)
+        for table in tables:
+            _deal_table_game(tournament, round_, table, 1, table.first_dealer, "organiser")
+            table.status = Table.Status.PLAYING
+            table.save(update_fields=["status"])
+        round_.status = Round.Status.PLAYING
+        round_.started_at = timezone.now()
+        round_.save(update_fields=["status", "started_at"])
+        if tournament.status == Tournament.Status.REGISTRATION:
+            tournament.status = Tournament.Status.RUNNING
+            tournament.save(update_fields=["status"])
+        return round_

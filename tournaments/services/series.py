@@ -1,0 +1,162 @@
+"""A table's series: deal its games one after another, and finish the table, the round
+and the tournament when the series ends.
+
+When a game of a table ends the game service (:mod:`tournaments.play`) sends
+:data:`tournaments.play.game_ended` inside the transaction that ended it;
+:func:`game_over` (connected in :meth:`TournamentsConfig.ready
+<tournaments.apps.TournamentsConfig.ready>`) deals the table's next game (the deal
+passing to the left) or, once the series is over, records the table's placings,
+finishes the round when its last table finishes and the tournament after its last
+round.  The game service never imports this package: the signal is the one way
+back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from engine import series as series_rules
+from engine.contract import IllegalAction
+from engine.fairness import canonical_order, derive_deck, mix_seed
+from engine.registry import get_game
+from engine.series import SeriesFormat
+from tournaments import play
+from tournaments.models import Game, Round, Table, TableSeat, Tournament
+from tournaments.seating import duplicate_seed
+from tournaments.services.base import ServiceError
+from tournaments.services.seeds import (
+    _commit_table_seed,
+    _table_seed,
+    client_seeds_of,
+    round_contributions,
+    round_seed,
+)
+
+
+def _deal_table_game(
+    tournament: Tournament,
+    round_: Round,
+    table: Table,
+    number: int,
+    dealer: int,
+    cause_kind: str,
+) -> Game:
+    """Deal game ``number`` (1 first) of ``table``'s series, ``dealer`` dealing.
+
+    Without duplicate deals the deck derives from the table's server seed committed
+    before this deal, mixed with the seated players' client seeds and ``number``; the
+    next deal's seed is committed at once.  With duplicate deals it derives from the
+    round's seed mixed with the contributions of every player of the round, frozen
+    when the round began (so every table of a size gets the same decks).
+    """
+    seats = list(TableSeat.objects.filter(table=table).select_related("player").order_by("seat"))
+    deck: list[str] | None = None
+    server_seed: bytes | None = None
+    if tournament.duplicate_deals:
+        seed = round_seed(round_)
+        if seed is None:
+            raise ServiceError(f"round {round_.number} has no duplicate-deal seed", "round")
+        engine = get_game(tournament.game)
+        deal_seed = duplicate_seed(seed, len(seats), number - 1)
+        frozen = round_contributions(round_)
+        if frozen is not None:
+            deal_seed = mix_seed(deal_seed, frozen, number)
+        deck = derive_deck(deal_seed, canonical_order(engine.deck))
+    else:
+        server_seed = _table_seed(table, number)
+        # A table seated before client seeds existed has none: a fresh seed, as before.
+        if server_seed is not None:
+            _commit_table_seed(table, number + 1)
+    context = {
+        "tournament": tournament.pk,
+        "round": round_.number,
+        "table": table.pk,
+        "game_number": number,
+        "seats": [
+            {"player": s.player_id, "name": s.player.name, "bot": s.player.bot_level or None}
+            for s in seats
+        ],
+    }
+    try:
+        return play.create_game(
+            tournament.game,
+            len(seats),
+            dealer=dealer,
+            players=[s.player.name for s in seats],
+            deck=deck,
+            turn_seconds=tournament.turn_seconds,
+            context=context,
+            cause_kind=cause_kind,
+            server_seed=server_seed,
+            client_seeds=client_seeds_of([s.player for s in seats]) if server_seed else (),
+            nonce=number,
+        )
+    except IllegalAction as error:
+        raise ServiceError(f"table {table.number} cannot be dealt: {error.reason}") from error
+
+
+def _table_games(table_id: int) -> list[Game]:
+    return list(Game.objects.filter(table_id=table_id).order_by("number_in_series", "id"))
+
+
+def game_over(game: Game) -> None:
+    """The series hook: a game of a tournament table has just ended (same transaction).
+
+    Deals the table's next game (the deal passes to the left) unless the
+    series is over; then stores the table's placings, finishes the round
+    when every table has finished (revealing the duplicate-deal seed) and
+    the tournament after its last round.  Called again for the same game it
+    does nothing.
+    """
+    table_id = play.table_id_of(game)
+    if table_id is None:
+        return
+    with transaction.atomic():
+        table = Table.objects.select_related("round").get(pk=table_id)
+        tournament = Tournament.objects.select_for_update().get(pk=table.round.tournament_id)
+        round_ = Round.objects.select_for_update().get(pk=table.round_id)
+        table = Table.objects.select_for_update().get(pk=table_id)
+        if table.status == Table.Status.FINISHED:
+            return
+        games = _table_games(table.pk)
+        if not games or games[-1].pk != game.pk:
+            return  # a stale call: a later game of the series exists already
+        if any(not g.is_over for g in games if g.pk != game.pk):
+            return
+        seats = game.seats
+        fmt = SeriesFormat.from_json(tournament.series)
+        found = [g.result for g in games[:-1]] + [game.result]
+        results: list[dict[str, Any]] = [r for r in found if r is not None]
+        if len(results) != len(found):
+            return
+        if not series_rules.is_over(fmt, results, seats):
+            _deal_table_game(
+                tournament,
+                round_,
+                table,
+                len(games) + 1,
+                series_rules.next_dealer(game.dealer, seats),
+                "system",
+            )
+            return
+        table.placings = series_rules.placings(fmt, results, seats)
+        table.status = Table.Status.FINISHED
+        table.save(update_fields=["placings", "status"])
+        if Table.objects.filter(round=round_).exclude(status=Table.Status.FINISHED).exists():
+            return
+        round_.status = Round.Status.FINISHED
+        round_.finished_at = timezone.now()
+        seed = round_seed(round_)
+        round_.seed = seed.hex() if seed is not None else ""
+        round_.save(update_fields=["status", "finished_at", "seed"])
+        if round_.number >= tournament.rounds:
+            tournament.status = Tournament.Status.FINISHED
+            tournament.save(update_fields=["status"])
+
+
+def on_game_ended(sender: object, game: Game, **kwargs: object) -> None:
+    """The receiver of :data:`tournaments.play.game_ended` (connected in ``apps.ready``)."""
+    game_over(game)

@@ -1,0 +1,222 @@
+"""Tournaments: create, change and find them; their settings checked against the game."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import transaction
+
+from engine.registry import all_games, get_game
+from engine.series import SeriesFormat
+from tournaments.models import Club, Player, Round, Tournament
+from tournaments.services.base import ServiceError, _lock, _positive
+
+
+def _series_format(
+    value: SeriesFormat | Mapping[str, Any] | None, game: str, table_max: int
+) -> SeriesFormat:
+    if value is None:
+        fmt = get_game(game).default_series
+    elif isinstance(value, SeriesFormat):
+        fmt = value
+    else:
+        try:
+            fmt = SeriesFormat.from_json(value)
+        except (KeyError, TypeError, ValueError) as error:
+            raise ServiceError(
+                f"bad series format {dict(value)!r} ({error}); write it as"
+                ' {"kind": "first_to" | "losses" | "place_points", "target": N}'
+                ' (a first_to series may add "deal_limit": M)',
+                "series",
+            ) from error
+    expected = get_game(game).default_series.kind
+    if fmt.kind != expected:
+        # Each game's results have one shape (RECORD.md): a winner, a loser or
+        # places; only the series kind made for that shape can score them.
+        raise ServiceError(
+            f"a {game} series is scored as {expected!r}, not {fmt.kind!r}: give"
+            f' {{"kind": "{expected}", "target": N}}',
+            "series",
+        )
+    if fmt.kind == "place_points" and fmt.points is not None and len(fmt.points) < table_max:
+        raise ServiceError(
+            f"the place points {list(fmt.points)} have fewer places than a table of {table_max}",
+            "series",
+        )
+    return fmt
+
+
+def _checked_settings(
+    name: str,
+    game: str,
+    rounds: int,
+    series: SeriesFormat | Mapping[str, Any] | None,
+    table_min: int | None,
+    table_max: int | None,
+    table_preferred: int | None,
+    seating_mode: str,
+    turn_seconds: int | None,
+    timeouts_to_bot: int,
+    duplicate_deals: bool,
+) -> dict[str, Any]:
+    """A tournament's settings checked and completed with the game's defaults."""
+    name = (name or "").strip()
+    if not name:
+        raise ServiceError("a tournament needs a name", "name")
+    try:
+        engine = get_game(game)
+    except KeyError:
+        known = ", ".join(sorted(g.id for g in all_games()))
+        raise ServiceError(f"there is no game {game!r}; known: {known}", "game") from None
+    _positive(rounds, "rounds")
+    low = engine.min_seats if table_min is None else table_min
+    high = engine.max_seats if table_max is None else table_max
+    _positive(low, "table_min")
+    _positive(high, "table_max")
+    if low > high:
+        raise ServiceError(
+            f"tables of {low}–{high} players: the smallest table cannot be larger than the largest",
+            "table_min",
+        )
+    for value, field in ((low, "table_min"), (high, "table_max")):
+        if not engine.min_seats <= value <= engine.max_seats:
+            raise ServiceError(
+                f"tables of {low}–{high} players: {engine.name} is played by"
+                f" {engine.min_seats} to {engine.max_seats} players",
+                field,
+            )
+    if table_preferred is not None:
+        _positive(table_preferred, "table_preferred")
+        if not low <= table_preferred <= high:
+            raise ServiceError(
+                f"the preferred table size {table_preferred} is outside {low}–{high}",
+                "table_preferred",
+            )
+    if seating_mode not in Tournament.SeatingMode.values:
+        raise ServiceError(
+            f"seating mode is one of {', '.join(Tournament.SeatingMode.values)},"
+            f" not {seating_mode!r}",
+            "seating_mode",
+        )
+    _positive(turn_seconds, "turn_seconds", allow_none=True)
+    _positive(timeouts_to_bot, "timeouts_to_bot", least=0)
+    fmt = _series_format(series, game, high)
+    return {
+        "name": name,
+        "game": game,
+        "rounds": rounds,
+        "series": fmt.to_json(),
+        "table_min": low,
+        "table_max": high,
+        "table_preferred": table_preferred,
+        "seating_mode": seating_mode,
+        "turn_seconds": turn_seconds,
+        "timeouts_to_bot": timeouts_to_bot,
+        "duplicate_deals": bool(duplicate_deals),
+    }
+
+
+def create_tournament(
+    club: Club,
+    name: str,
+    game: str,
+    rounds: int,
+    *,
+    series: SeriesFormat | Mapping[str, Any] | None = None,
+    table_min: int | None = None,
+    table_max: int | None = None,
+    table_preferred: int | None = None,
+    seating_mode: str = Tournament.SeatingMode.MIXING,
+    turn_seconds: int | None = None,
+    timeouts_to_bot: int = 0,
+    duplicate_deals: bool = False,
+) -> Tournament:
+    """A new tournament of ``club`` (status ``registration``).
+
+    ``series`` defaults to the game's ``default_series``, the table range to the
+    game's player range; ``table_preferred`` must lie inside the range.
+    """
+    settings = _checked_settings(
+        name,
+        game,
+        rounds,
+        series,
+        table_min,
+        table_max,
+        table_preferred,
+        seating_mode,
+        turn_seconds,
+        timeouts_to_bot,
+        duplicate_deals,
+    )
+    with transaction.atomic():
+        return Tournament.objects.create(club=club, **settings)
+
+
+#: What :func:`update_tournament` may change.
+SETTINGS = (
+    "name",
+    "game",
+    "rounds",
+    "series",
+    "table_min",
+    "table_max",
+    "table_preferred",
+    "seating_mode",
+    "turn_seconds",
+    "timeouts_to_bot",
+    "duplicate_deals",
+)
+
+
+def update_tournament(tournament: Tournament, **changes: Any) -> Tournament:
+    """Change settings (names as in :data:`SETTINGS`) while no round has been seated.
+
+    Once a round is seated only the name may change.
+    """
+    unknown = sorted(set(changes) - set(SETTINGS))
+    if unknown:
+        raise ServiceError(f"no such tournament setting: {', '.join(unknown)}", unknown[0])
+    with transaction.atomic():
+        tournament = _lock(tournament)
+        current = {key: getattr(tournament, key) for key in SETTINGS}
+        settings = _checked_settings(**(current | changes))
+        changed = sorted(k for k in SETTINGS if settings[k] != current[k] and k != "name")
+        if changed and Round.objects.filter(tournament=tournament).exists():
+            raise ServiceError(
+                f"{tournament.name} has seated rounds: only its name can change now",
+                changed[0],
+            )
+        for key, value in settings.items():
+            setattr(tournament, key, value)
+        tournament.save(update_fields=list(SETTINGS))
+        return tournament
+
+
+def find_tournament(ref: str | int) -> Tournament:
+    """A tournament by id, or by its exact name when only one has it."""
+    text = str(ref).strip()
+    if text.isdecimal():
+        found = Tournament.objects.filter(pk=int(text)).first()
+        if found is None:
+            raise ServiceError(f"there is no tournament {text}", "tournament")
+        return found
+    named = list(Tournament.objects.filter(name=text)[:2])
+    if len(named) != 1:
+        raise ServiceError(
+            f"{'no' if not named else 'more than one'} tournament is called {text!r}: give its id",
+            "tournament",
+        )
+    return named[0]
+
+
+def find_player(club: Club, ref: str | int) -> Player:
+    """A player of ``club`` by id or by name (case does not matter)."""
+    text = str(ref).strip()
+    found = Player.objects.filter(club=club, name__iexact=text).first()
+    if found is None and text.isdecimal():
+        found = Player.objects.filter(club=club, pk=int(text)).first()
+    if found is None:
+        raise ServiceError(f"{club} has no player {text!r}", "player")
+    return found
