@@ -10,10 +10,10 @@ import pytest
 from django.contrib.auth.models import User
 
 from tests.pages.conftest import World
-from tournaments.api.permissions import seat_of
 from tournaments.autoplay import play_forced_move
 from tournaments.games import game_view
 from tournaments.models import Game
+from tournaments.queries import seat_of
 
 pytestmark = pytest.mark.django_db
 

@@ -36,8 +36,8 @@ from django.http import HttpRequest, StreamingHttpResponse
 from events.models import Event
 from events.store import Position, StreamSet, read_all
 from parlour.db import release_pooled_connections
+from tournaments import queries
 from tournaments.api.capacity import Slots, releasing
-from tournaments.api.permissions import game_club_id, organised_club_ids, seat_of
 from tournaments.games import Viewer, game_events, game_row, stream_name
 from tournaments.models import Game, Round, Table, Tournament
 
@@ -103,6 +103,12 @@ class GameFeed:
         return frames, False
 
 
+def position_after(last_event_id: str) -> Position | None:
+    """Where a tournament stream resumes: the store position a ``Last-Event-ID`` names
+    (``tx.id``), ``None`` for an empty one; ``ValueError`` saying why for another text."""
+    return Position.parse(last_event_id) if last_event_id else None
+
+
 class TournamentFeed:
     """The events of a tournament's games after a global position, each game's redacted for the
     caller (their seat in games where they sit, a spectator's view elsewhere)."""
@@ -135,14 +141,9 @@ class TournamentFeed:
 
     def _viewer(self, game: Game) -> Viewer:
         if game.pk not in self.viewers:
-            seat = seat_of(self.user, game)
-            if seat is not None:
-                self.viewers[game.pk] = seat
-            else:
-                clubs = organised_club_ids(self.user)
-                club = game_club_id(game)
-                organiser = clubs is None or (club is not None and club in clubs)
-                self.viewers[game.pk] = "organiser" if organiser else None
+            # A tournament's game is always visible: the rule gives who it is shown to.
+            access = queries.game_access(self.user, game)
+            self.viewers[game.pk] = access.viewer if access is not None else None
         return self.viewers[game.pk]
 
     def _first_position(self, streams: list[str]) -> Position | None:
