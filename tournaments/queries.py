@@ -13,9 +13,13 @@ view reads the event store or folds a game itself.
   (a replay of the club's finished tables), a finished game move by move, the
   organiser's list of timeouts, where a tournament's live stream starts.
 
-It is to move into the services package (issue 19): it imports only the services,
-the game service, the models (``tournaments.models``, and ``events.models`` for two
-reads of the store's positions) and the engine.
+Longer than ~400 lines on purpose, for now: it is one file to move into the services
+package at the merge of issue 19, where its two parts go their own ways (the access
+part, about 150 lines, to ``services/access.py`` beside the organiser check; the page
+data to the services package).  It imports only the services and their projections
+(``standings``, ``scoring``, ``ratings``), the game service, the models
+(``tournaments.models``, and ``events.models`` for two reads of the store's
+positions) and the engine.
 """
 
 from __future__ import annotations
