@@ -37,7 +37,9 @@ a. 350 wrong HTTP Basic passwords on ``POST /api/v1/tokens`` for one account, 35
    many were answered after hashing the password (401 / the form's error) and how
    many refused before it (429 / the lockout message);
 b. 16 anonymous loops (an address each) reading the tournament stream from its start
-   (``?last_event_id=0.0``, ``&timeout=1`` so that each request ends);
+   (``?last_event_id=0.0``; the tournament is over, so each request ends with its
+   ``end`` event, and ``&timeout=1`` bounds it otherwise); one such request alone
+   first;
 c. 1,000 Server-Sent Event streams opened at once from one address with 12 tokens,
    held open: how many opened, how many were refused (429 beyond the caps), how
    many of the open ones died before the end;
@@ -440,12 +442,12 @@ async def attack_stream_loops(base: str, tournament: int, attack: Attack, second
     attack.say(f"16 loops for {seconds:.0f} s: {counted(statuses)}")
     if times:
         attack.say(
-            f"each whole stream ({statistics.median(frames):.0f} events, ending after 1 s):"
+            f"each whole stream ({statistics.median(frames):.0f} events, to its end event):"
             f" median {statistics.median(times):.0f} ms, p99 {percentile(times, 0.99):.0f} ms"
         )
     attack.check(
-        "the whole stream from its start, alone, costs about its timeout (1 s)",
-        statistics.median(alone) < 1000 + 500,
+        "the whole stream from its start, alone, answered in under 1.5 s",
+        statistics.median(alone) < 1500,
         f"alone: median {statistics.median(alone):.0f} ms",
     )
     attack.check(
@@ -909,7 +911,7 @@ async def run(stack: Stack, args: argparse.Namespace, setup: dict[str, Any]) -> 
         "f": (
             "f",
             "100,000 nested '['",
-            lambda a: attack_deep_json(base, setup["game"], setup["token"], a, hold),
+            lambda a: attack_deep_json(base, setup["game"], setup["attacker_token"], a, hold),
         ),
     }
     done = []
@@ -1025,6 +1027,9 @@ def main() -> int:
                 "game": game.pk,
                 "sequence": game.sequence,
                 "token": seats[0].token,
+                # The other player of the game: the deep-JSON attacker (its own token's
+                # rate, not the other users').
+                "attacker_token": seats[1].token,
                 "tokens": tokens,
             }
             print(
