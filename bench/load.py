@@ -228,14 +228,14 @@ def layer_clock() -> LayerClock:
     from engine.registry import all_games
     from events import store
     from tournaments import play
-    from tournaments.api import views
     from tournaments.api.authentication import BearerTokenAuthentication
+    from tournaments.api.views import games as game_views
     from tournaments.play import commands
 
     clock = LayerClock()
     clock.wrap(BearerTokenAuthentication, "authenticate", "token authentication")
     clock.wrap(APIView, "check_throttles", "throttles (counts in the Redis cache)")
-    clock.wrap(views, "game_access", "game access (game row, seat, club)")
+    clock.wrap(game_views, "game_access", "game access (game row, seat, club)")
     clock.wrap(play, "submit_action", "service: the rest (game row, key lookup)")
     clock.wrap(commands, "_load", "service: load + fold")
     clock.wrap(Engine, "decide", "service: engine decide (+ chance)")
@@ -251,7 +251,7 @@ def layer_clock() -> LayerClock:
         "run_and_clear_commit_hooks",
         "after commit: signal, Celery publish",
     )
-    clock.wrap(views, "view_of", "response: the new view")
+    clock.wrap(game_views, "view_of", "response: the new view")
     clock.wrap(JSONRenderer, "render", "response: JSON rendering")
     return clock
 

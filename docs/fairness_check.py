@@ -13,6 +13,15 @@
         own commitment fails), and, with --client-seed, your seed must be among
         the seeds the deck was mixed with.
 
+    python fairness_check.py RECORDS.json --round ROUND.json [--game-number K]
+                             [--commitment HEX] [--client-seed TEXT]
+        Duplicate deals: check records dealt from a duplicate round's seed.
+        ROUND.json is the finished round as GET /api/v1/tournaments/{id}/rounds/{n}
+        answers it (its commitment, its revealed seed and the client seeds of every
+        player of the round); the records are games K, K+1, ... of one table's
+        series (K is 1 unless given: the game_number of GET /api/v1/games/{id}).
+        --commitment is the round's commitment you saved before it began.
+
     python fairness_check.py --seed HEX [--game old_maid]
         Print the commitment of a seed and the deck it derives (52 cards, or 51
         for Old Maid).
@@ -26,7 +35,9 @@ last position down to 1, swapping position i with an index drawn below i + 1.
 With the players' client seeds (algorithm .../1+client-seeds/1) the seed above
 is first replaced by HMAC-SHA256(key=seed, msg=b"parlour-mix/1" + JSON), JSON
 being {"clients": [the seats' client seeds], "nonce": the game's number} with
-sorted keys and no spaces.
+sorted keys and no spaces.  A duplicate round's game K at a table of S seats is dealt
+from HMAC-SHA256(key=round seed, msg=f"{S}:{K-1}"), then mixed the same way with the
+client seeds of every player of the round and the nonce K.
 """
 
 import argparse
@@ -106,6 +117,43 @@ def check(record, saved_commitment=None, client_seed=None):
     return None
 
 
+def duplicate_seed(round_seed, seats, number):
+    """The deck seed of game ``number`` (1 first) at every ``seats``-seat table of a round."""
+    message = f"{seats}:{number - 1}".encode("ascii")
+    return hmac.new(round_seed, message, hashlib.sha256).digest()
+
+
+def check_duplicate(record, round_, number, saved_commitment=None, client_seed=None):
+    """None if ``record`` is game ``number`` dealt from the duplicate round ``round_``."""
+    if (record.get("shuffle") or {}).get("commitment"):
+        return (
+            "this record has a shuffle of its own (not a duplicate deal): check it without --round"
+        )
+    committed = str(round_.get("commitment") or "").lower()
+    if not committed:
+        return "the round has no commitment (not a round of duplicate deals)"
+    if saved_commitment is not None and committed != saved_commitment.lower():
+        return "the round's commitment is not the one you saved before it began"
+    client_seeds = round_.get("client_seeds")
+    if client_seed is not None and client_seed not in (client_seeds or []):
+        return "your client seed is not among the round's contributions"
+    if not round_.get("seed"):
+        return "the round's seed is not revealed yet (the round is still being played)"
+    try:
+        seed = bytes.fromhex(round_["seed"])
+    except ValueError:
+        return "the round's seed is not hexadecimal"
+    if hashlib.sha256(seed).hexdigest() != committed:
+        return "sha256(the round's seed) is not the round's commitment"
+    deck = record.get("deck") or []
+    seed = duplicate_seed(seed, int(record.get("seats") or 0), number)
+    if client_seeds is not None:
+        seed = mix_seed(seed, client_seeds, number)
+    if derive_deck(seed, canonical_order(deck)) != deck:
+        return f"the round's seed does not derive this deck as game {number} of its table"
+    return None
+
+
 def read_records(path):
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
@@ -123,6 +171,10 @@ def main():
     parser.add_argument("--game", default="", help="with --seed: the game (old_maid: 51 cards)")
     parser.add_argument("--commitment", help="the commitment you saved before the deal")
     parser.add_argument("--client-seed", help="your client seed: it must be in the mix")
+    parser.add_argument("--round", help="duplicate deals: the round (JSON) the records are of")
+    parser.add_argument(
+        "--game-number", type=int, default=1, help="with --round: the first record's game number"
+    )
     args = parser.parse_args()
     if args.seed:
         seed = bytes.fromhex(args.seed)
@@ -133,11 +185,23 @@ def main():
         parser.error("give a records file or --seed")
     failed = 0
     records = read_records(args.file)
+    round_ = None
+    if args.round:
+        with open(args.round, encoding="utf-8") as handle:
+            round_ = json.load(handle)
     for number, record in enumerate(records, 1):
-        problem = check(record, args.commitment, args.client_seed)
+        if round_ is not None:
+            game_number = args.game_number + number - 1
+            problem = check_duplicate(
+                record, round_, game_number, args.commitment, args.client_seed
+            )
+            shown = f"game {game_number} of round {round_.get('number')}, round commitment"
+            shown += f" {str(round_.get('commitment'))[:12]}"
+        else:
+            problem = check(record, args.commitment, args.client_seed)
+            shown = f"commitment {str((record.get('shuffle') or {}).get('commitment'))[:12]}"
         if problem is None:
-            shown = record["shuffle"]["commitment"][:12]
-            print(f"record {number}: OK ({record.get('game')}, commitment {shown}...)")
+            print(f"record {number}: OK ({record.get('game')}, {shown}...)")
         else:
             failed += 1
             print(f"record {number}: FAILED: {problem}")
@@ -145,7 +209,8 @@ def main():
     if args.commitment is None and not failed:
         print(
             "checked against each record's own commitment: give --commitment HEX, the one"
-            " you saved before the deal, to know the seed was not swapped since"
+            " you saved before the deal (the round's, with --round), to know the seed was"
+            " not swapped since"
         )
     return 1 if failed else 0
 

@@ -1,14 +1,16 @@
-"""The web pages (docs/browser.md)."""
+"""The web pages (docs/browser.md); their views are in tournaments/web/, one module a resource."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from tournaments import converters, views  # noqa: F401 (converters: registers <id:…>)
+from tournaments import converters  # noqa: F401 (registers <id:…>)
 from tournaments.logins import ThrottledAuthenticationForm
+from tournaments.web import desk, games, home, me, play, players, replay
+from tournaments.web import tournaments as tournament_pages
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("healthz", views.healthz, name="healthz"),
+    path("", home.home, name="home"),
+    path("healthz", home.healthz, name="healthz"),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(
@@ -18,26 +20,26 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("me/", views.my_games, name="my-games"),
-    path("me/client-seed", views.my_client_seed, name="my-client-seed"),
-    path("me/preferences", views.my_preferences, name="my-preferences"),
-    path("tournaments/new", views.tournament_create, name="tournament-create"),
-    path("tournaments/<id:tournament_id>/", views.tournament_detail, name="tournament"),
+    path("me/", me.my_games, name="my-games"),
+    path("me/client-seed", me.my_client_seed, name="my-client-seed"),
+    path("me/preferences", me.my_preferences, name="my-preferences"),
+    path("tournaments/new", desk.tournament_create, name="tournament-create"),
+    path("tournaments/<id:tournament_id>/", tournament_pages.tournament_detail, name="tournament"),
     path(
         "tournaments/<id:tournament_id>/manage",
-        views.tournament_manage,
+        desk.tournament_manage,
         name="tournament-manage",
     ),
     path(
         "tournaments/<id:tournament_id>/manage/<slug:command>",
-        views.tournament_command,
+        desk.tournament_command,
         name="tournament-command",
     ),
-    path("tables/<id:table_id>/", views.table_detail, name="table"),
-    path("games/<id:game_id>/", views.game_detail, name="game"),
-    path("games/<id:game_id>/replay", views.game_replay, name="game-replay"),
-    path("games/<id:game_id>/play", views.game_play, name="game-play"),
-    path("games/<id:game_id>/act", views.game_act, name="game-act"),
-    path("games/<id:game_id>/take-back", views.take_back_seat, name="game-take-back"),
-    path("players/<id:player_id>/", views.player_detail, name="player"),
+    path("tables/<id:table_id>/", tournament_pages.table_detail, name="table"),
+    path("games/<id:game_id>/", games.game_detail, name="game"),
+    path("games/<id:game_id>/replay", replay.game_replay, name="game-replay"),
+    path("games/<id:game_id>/play", play.game_play, name="game-play"),
+    path("games/<id:game_id>/act", play.game_act, name="game-act"),
+    path("games/<id:game_id>/take-back", play.take_back_seat, name="game-take-back"),
+    path("players/<id:player_id>/", players.player_detail, name="player"),
 ]

@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 
 from tests.pages.conftest import World, bot_tournament
 from tournaments import services
-from tournaments.models import CheckIn, Game, Registration, Round, TableSeat, Tournament
+from tournaments.models import CheckIn, Game, Player, Registration, Round, TableSeat, Tournament
 from tournaments.play import apply_timeout
 
 pytestmark = pytest.mark.django_db
@@ -212,3 +212,18 @@ def test_finished_tournaments_show_final_standings_to_the_organiser(world: World
     tournament = bot_tournament(world, "old_maid", players=3)
     page = world.client(world.organiser).get(f"/tournaments/{tournament.pk}/manage").content
     assert b"The tournament is finished" in page
+
+
+def test_a_new_player_whose_registration_is_refused_is_not_added_to_the_club(
+    world: World,
+) -> None:
+    tournament = services.create_tournament(
+        world.club, "Over", "give_away", 1, series={"kind": "first_to", "target": 1}
+    )
+    Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.FINISHED)
+    org = world.client(world.organiser)
+    url = f"/tournaments/{tournament.pk}/manage"
+    refused = org.post(f"{url}/add-player", {"name": "Latecomer"}, follow=True).content.decode()
+    assert "is finished: nobody can enter it now" in refused
+    # One use case, one transaction (tournaments.services.desk): no player left behind in the club.
+    assert not Player.objects.filter(club=world.club, name="Latecomer").exists()

@@ -135,33 +135,11 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-#: The one cycle left, inside the engine: the registry loads the game modules on
-#: first use (engine/registry.py ``_load``), they register themselves and their bots,
-#: and engine/bots.py asks the registry to load them.  The engine is being reshaped
-#: (issue 19: engine/games/<game>.py, engine/bots/); this entry goes with it.  Any
-#: other cycle fails, and so does this entry once the cycle is gone.
-KNOWN_ENGINE_CYCLE = [
-    "engine.bots",
-    "engine.games",
-    "engine.games.bhabhi",
-    "engine.games.give_and_take",
-    "engine.games.give_away",
-    "engine.games.old_maid",
-    "engine.registry",
-]
-
-
 def test_the_packages_import_each_other_without_a_cycle() -> None:
-    cycles = [c for c in _cycles(_graph()) if c != KNOWN_ENGINE_CYCLE]
+    cycles = _cycles(_graph())
     assert cycles == [], "import cycles (function-level imports count):\n" + "\n".join(
         " <-> ".join(cycle) for cycle in cycles
     )
-
-
-def test_the_known_engine_cycle_is_still_the_only_one_allowed() -> None:
-    engine = [c for c in _cycles(_graph()) if c[0].startswith("engine")]
-    assert engine in ([KNOWN_ENGINE_CYCLE], []), engine
-    assert engine, "the engine's cycle is gone: remove KNOWN_ENGINE_CYCLE from this test"
 
 
 def test_a_cycle_is_found_through_a_function_level_import() -> None:

@@ -210,6 +210,106 @@ def test_duplicate_deals_mix_every_round_players_seed_frozen_as_the_round_begins
         assert store.read_stream(game.stream, limit=1)[0].payload["deck"] == expected
 
 
+def check_round(
+    tmp_path: Path, records: list[dict[str, Any]], round_: dict[str, Any], *args: str
+) -> subprocess.CompletedProcess[str]:
+    """docs/fairness_check.py on ``records`` (one table's games, in order) with --round."""
+    (tmp_path / "records.json").write_text(json.dumps(records))
+    (tmp_path / "round.json").write_text(json.dumps(round_))
+    return subprocess.run(
+        [sys.executable, "-I", str(CHECKER), "records.json", "--round", "round.json", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+
+
+def test_a_duplicate_rounds_records_check_against_its_commitment_and_contributions(
+    tmp_path: Path,
+) -> None:
+    club = services.create_club("Dup Check Club")
+    users = [User.objects.create_user(f"d{i}", password="pw") for i in range(6)]
+    t = services.create_tournament(
+        club,
+        "Dup check",
+        "old_maid",
+        1,
+        series=SeriesFormat("losses", 2),
+        table_min=3,
+        table_max=3,
+        duplicate_deals=True,
+    )
+    for user in users:
+        services.register(t, services.add_player(club, user.username, user=user))
+    round_ = services.start_round(t, auto_check_in=True, rng=random.Random(4))
+    api = Client()
+    url = f"/api/v1/tournaments/{t.pk}/rounds/1"
+    seated = api.get(url).json()
+    assert len(seated["commitment"]) == 64 and seated["seed"] == ""
+    assert seated["client_seeds"] is None
+    # d0 saves the round's commitment (her page shows it, not a table's unused one), then
+    # sets a seed of her own before the round begins.
+    saved = seated["commitment"]
+    page = Client()
+    page.force_login(users[0])
+    mine = page.get("/me/").content.decode()
+    assert "round's commitment (duplicate deals" in mine and saved in mine
+    unused = Table.objects.get(seats__player__user=users[0], round=round_).next_commitment
+    assert unused not in mine
+    services.set_client_seed(users[0], "d0 after seeing it")
+    services.begin_round(round_)
+    rng = random.Random(6)
+    while (running := Game.objects.filter(status=Game.Status.RUNNING).first()) is not None:
+        play(running, rng)
+    finished = api.get(url).json()
+    assert finished["status"] == "finished" and finished["commitment"] == saved
+    assert finished["seed"] and len(finished["client_seeds"]) == 6
+    assert "d0 after seeing it" in finished["client_seeds"]
+    table = Table.objects.filter(round=round_).order_by("number").first()
+    records = [
+        service.export_record(g)
+        for g in Game.objects.filter(table=table).order_by("number_in_series")
+    ]
+    assert len(records) >= 2 and all("shuffle" not in r for r in records)
+
+    ok = check_round(
+        tmp_path, records, finished, "--commitment", saved, "--client-seed", "d0 after seeing it"
+    )
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert f"{len(records)} passed, 0 failed" in ok.stdout and "game 2 of round 1" in ok.stdout
+    second = check_round(tmp_path, records[1:2], finished, "--game-number", "2")
+    assert second.returncode == 0 and "record 1: OK" in second.stdout, second.stdout
+    misnumbered = check_round(tmp_path, records[:1], finished, "--game-number", "2")
+    assert misnumbered.returncode == 1 and "does not derive this deck" in misnumbered.stdout
+
+    # A substituted seed: with the round's own commitment it does not hash to it; with a
+    # commitment of its own (and decks dealt from it) it passes only a check against
+    # itself, never against the commitment d0 saved.
+    forged = bytes(32)
+    kept = check_round(tmp_path, records, finished | {"seed": forged.hex()}, "--commitment", saved)
+    assert kept.returncode == 1 and "is not the round's commitment" in kept.stdout
+    cards = canonical_order(get_game("old_maid").deck)
+    frozen = finished["client_seeds"]
+    forged_records = [
+        r | {"deck": derive_deck(mix_seed(duplicate_seed(forged, 3, k), frozen, k + 1), cards)}
+        for k, r in enumerate(records)
+    ]
+    forged_round = finished | {"seed": forged.hex(), "commitment": commitment(forged)}
+    alone = check_round(tmp_path, forged_records, forged_round)
+    assert alone.returncode == 0 and "checked against each record's own commitment" in alone.stdout
+    against = check_round(tmp_path, forged_records, forged_round, "--commitment", saved)
+    assert against.returncode == 1 and "not the one you saved" in against.stdout
+    # The wrong commitment (another round's) is refused even for the true records.
+    wrong = check_round(tmp_path, records, finished, "--commitment", commitment(forged))
+    assert wrong.returncode == 1 and "not the one you saved" in wrong.stdout
+    # Not d0's seed, or contributions left out: refused.
+    other = check_round(tmp_path, records, finished, "--client-seed", "someone else's")
+    assert other.returncode == 1 and "not among the round's contributions" in other.stdout
+    dropped = finished | {"client_seeds": [s for s in frozen if s != "d0 after seeing it"]}
+    left_out = check_round(tmp_path, records, dropped)
+    assert left_out.returncode == 1 and "does not derive this deck" in left_out.stdout
+
+
 def test_the_client_seed_api_sets_and_shows_it_and_refuses_bad_ones() -> None:
     user = User.objects.create_user("dee", password="pw")
     client = Client()

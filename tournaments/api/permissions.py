@@ -19,25 +19,25 @@ and superusers; another user's token by nobody else).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from django.contrib.auth.models import User
 from rest_framework.exceptions import NotAuthenticated, NotFound
 from rest_framework.request import Request
 
 from tournaments.api.problems import Forbidden
-from tournaments.models import Club, Game, Player
-from tournaments.play import Viewer, game_row
+from tournaments.models import Club, Player
+from tournaments.play import game_row
 from tournaments.services.access import (
+    GameAccess,
     game_club_id,
     is_organiser,
-    may_see_game,
     organised_club_ids,
-    organises,
     seat_of,
     seat_player_ids,
 )
+from tournaments.services.access import game_access as access_to
 
+# The access rules themselves are tournaments.services.access' (one for the pages, the
+# API and the workers): re-exported here for the API's modules.
 __all__ = [
     "GameAccess",
     "game_access",
@@ -80,46 +80,17 @@ def require_self_or_organiser(request: Request, player: Player) -> User:
     )
 
 
-@dataclass(frozen=True)
-class GameAccess:
-    """What the caller is to a game: their seat (if any) and, without one, whether they
-    organise it (``organiser`` is ``False`` for a seated caller: their seat's view wins)."""
-
-    game: Game
-    seat: int | None
-    organiser: bool
-
-    @property
-    def viewer(self) -> Viewer:
-        """Who the game service shows the game to."""
-        if self.seat is not None:
-            return self.seat
-        return "organiser" if self.organiser else None
-
-    @property
-    def role(self) -> str:
-        if self.seat is not None:
-            return "seat"
-        return "organiser" if self.organiser else "spectator"
-
-
 def game_access(request: Request, game_id: int) -> GameAccess:
-    """The caller's access to game ``game_id``; 404 if there is none or they may not see it.
+    """The caller's access to game ``game_id``; 404 if there is none or they may not see it
+    (the rule: :func:`tournaments.services.access.game_access`).
 
     Every action and most reads of a seated player come through here, so a
-    seated caller costs two queries (the game, their seat): a seat sees its own
-    view whether or not the caller also organises the club, so the club is
-    looked up only for callers without a seat.
+    seated caller costs two queries (the game, their seat).
     """
     game = game_row(game_id)
     if game is None:
         raise NotFound(f"there is no game {game_id}")
-    user = request.user
-    seat = seat_of(user, game)
-    if seat is not None:
-        return GameAccess(game, seat, organiser=False)
-    club = game_club_id(game)
-    organiser = organises(organised_club_ids(user), club)
-    if not may_see_game(user, game, seated=False, club_id=club):
+    access = access_to(request.user, game)
+    if access is None:
         raise NotFound(f"there is no game {game_id}")
-    return GameAccess(game, seat, organiser)
+    return access

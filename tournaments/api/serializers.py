@@ -344,6 +344,11 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
     tables = TableSummarySerializer(many=True, read_only=True)
     byes = serializers.ListField(child=serializers.IntegerField(), read_only=True)
     seed = serializers.SerializerMethodField(help_text="The duplicate-deal seed once finished.")
+    client_seeds = serializers.SerializerMethodField(
+        help_text="Duplicate deals, once finished: the client seeds of every player of the"
+        " round (by player id) frozen as it began, which every deck of the round mixes in"
+        " (docs/fairness.md); null otherwise."
+    )
 
     class Meta:
         model = Round
@@ -353,6 +358,7 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
             "byes",
             "commitment",
             "seed",
+            "client_seeds",
             "started_at",
             "finished_at",
             "tables",
@@ -361,6 +367,12 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
 
     def get_seed(self, round_: Round) -> str:
         return round_.seed if round_.status == Round.Status.FINISHED else ""
+
+    def get_client_seeds(self, round_: Round) -> list[str] | None:
+        # Shown with the seed: what docs/fairness_check.py --round needs to derive the decks.
+        if round_.status != Round.Status.FINISHED or not round_.commitment:
+            return None
+        return services.round_contributions(round_)
 
 
 # -- games -----------------------------------------------------------------------------------------

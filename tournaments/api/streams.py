@@ -40,7 +40,7 @@ from tournaments import sql
 from tournaments.api.capacity import Slots, releasing
 from tournaments.models import Game, Tournament
 from tournaments.play import Viewer, game_events, game_row, stream_name
-from tournaments.services.access import game_club_id, organised_club_ids, organises, seat_of
+from tournaments.services.access import game_access
 
 #: Seconds between keep-alive comments on an idle stream.
 HEARTBEAT_SECONDS = 15.0
@@ -104,6 +104,12 @@ class GameFeed:
         return frames, False
 
 
+def position_after(last_event_id: str) -> Position | None:
+    """Where a tournament stream resumes: the store position a ``Last-Event-ID`` names
+    (``tx.id``), ``None`` for an empty one; ``ValueError`` saying why for another text."""
+    return Position.parse(last_event_id) if last_event_id else None
+
+
 class TournamentFeed:
     """The events of a tournament's games after a global position, each game's redacted for the
     caller (their seat in games where they sit, a spectator's view elsewhere)."""
@@ -131,12 +137,9 @@ class TournamentFeed:
 
     def _viewer(self, game: Game) -> Viewer:
         if game.pk not in self.viewers:
-            seat = seat_of(self.user, game)
-            if seat is not None:
-                self.viewers[game.pk] = seat
-            else:
-                organiser = organises(organised_club_ids(self.user), game_club_id(game))
-                self.viewers[game.pk] = "organiser" if organiser else None
+            # A tournament's game is always visible: the rule gives who it is shown to.
+            access = game_access(self.user, game)
+            self.viewers[game.pk] = access.viewer if access is not None else None
         return self.viewers[game.pk]
 
     def _first_position(self, streams: list[str]) -> Position | None:

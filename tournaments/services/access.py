@@ -12,6 +12,7 @@ visibility rule, which the web pages, the API and the workers all ask.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -19,6 +20,7 @@ from django.db.models import Q, QuerySet
 from tournaments import sql
 from tournaments.models import Club, Game, Tournament
 from tournaments.play.context import GameContext
+from tournaments.play.state import Viewer
 
 #: "Not looked up yet", for :func:`may_see_game`'s ``club_id``.
 _UNKNOWN: Any = object()
@@ -121,3 +123,45 @@ def may_see_game(
     if seated is None:
         seated = seat_of(user, game) is not None
     return seated
+
+
+@dataclass(frozen=True)
+class GameAccess:
+    """What the caller is to a game: their seat (if any) and, without one, whether they
+    organise it (``organiser`` is ``False`` for a seated caller: their seat's view wins)."""
+
+    game: Game
+    seat: int | None
+    organiser: bool
+
+    @property
+    def viewer(self) -> Viewer:
+        """Who the game service shows the game to."""
+        if self.seat is not None:
+            return self.seat
+        return "organiser" if self.organiser else None
+
+    @property
+    def role(self) -> str:
+        if self.seat is not None:
+            return "seat"
+        return "organiser" if self.organiser else "spectator"
+
+
+def game_access(user: Any, game: Game) -> GameAccess | None:
+    """The caller's access to ``game`` (``None``: they may not see it), by the rule of
+    :func:`may_see_game`.
+
+    A seated caller costs one query (their seat): a seat sees its own view whether or
+    not the caller also organises the club, so the club is looked up only for callers
+    without a seat.
+    """
+    seat = seat_of(user, game)
+    if seat is not None:
+        return GameAccess(game, seat, organiser=False)
+    club = game_club_id(game)
+    # A standalone game has no club: only a superuser organises it.
+    organiser = is_organiser(user, Club(pk=club)) if club is not None else _superuser(user)
+    if not may_see_game(user, game, seated=False, club_id=club):
+        return None
+    return GameAccess(game, seat, organiser)

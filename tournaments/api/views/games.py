@@ -1,0 +1,322 @@
+"""Games: the lists, a game as you may see it (with a long-poll), its events, your actions,
+handing your seat to a bot and back, and a finished game's record."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tournaments import play as games
+from tournaments.api import capacity
+from tournaments.api.pagination import Pagination
+from tournaments.api.permissions import GameAccess, game_access, seat_player_ids, signed_in
+from tournaments.api.problems import Forbidden, Refused
+from tournaments.api.serializers import (
+    ActionResultSerializer,
+    ActionSerializer,
+    GameEventSerializer,
+    GameSummarySerializer,
+    GameViewSerializer,
+    RecordSerializer,
+)
+from tournaments.api.views.common import GAME_ID, paginate, positive_query
+from tournaments.models import Game
+from tournaments.play import GameContext, keys, table_id_of
+from tournaments.services.access import visible_games
+from tournaments.workers import clock, notify
+
+#: What an Idempotency-Key may be: 1 to 100 visible ASCII characters.
+IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,100}")
+
+
+def view_of(access: GameAccess, state: Any = None) -> dict[str, Any]:
+    """The game as the caller may see it, with who sits where (``state``: see ``game_view``)."""
+    game = access.game
+    view = games.game_view(game, access.viewer, state=state)
+    context = GameContext.parse(game.context)
+    seats = []
+    for seat, name in enumerate(view.get("players") or []):
+        entry = context.seat(seat)
+        seats.append({"player": entry.player, "name": str(name), "bot": entry.bot})
+    view["seat"] = access.seat
+    view["tournament"] = context.tournament
+    view["table"] = table_id_of(game)
+    view["sitting"] = seats
+    view["next_game"] = _next_game(game)
+    return view
+
+
+def _next_game(game: Game) -> int | None:
+    """Once ``game`` is over: the id of its table's next game, if the series dealt one.
+
+    Lets a client go on to the next deal from the view it already has, instead of
+    reading the table (whose answer grows with the series).  The next game is
+    dealt in the transaction that ends this one, so an over view names it.
+    """
+    if not game.is_over or game.table_id is None or game.number_in_series is None:
+        return None
+    following: int | None = (
+        Game.objects.filter(table_id=game.table_id, number_in_series__gt=game.number_in_series)
+        .order_by("number_in_series")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    return following
+
+
+class GameListView(APIView):
+    pagination_class = Pagination
+
+    @extend_schema(
+        summary="Games you may see (filter by ?status=, ?tournament=, ?table=, ?mine=true)",
+        parameters=[
+            OpenApiParameter("status", OpenApiTypes.STR, enum=list(Game.Status.values)),
+            OpenApiParameter("tournament", OpenApiTypes.INT),
+            OpenApiParameter("table", OpenApiTypes.INT),
+            OpenApiParameter(
+                "mine", OpenApiTypes.BOOL, description="Only games where you hold a seat."
+            ),
+        ],
+        responses=GameSummarySerializer(many=True),
+        tags=["games"],
+    )
+    def get(self, request: Request) -> Response:
+        found = visible_games(request.user, Game.objects.order_by("-id"))
+        status = request.query_params.get("status")
+        if status:
+            if status not in Game.Status.values:
+                raise ValidationError(
+                    {"status": [f"one of {', '.join(Game.Status.values)}, not {status!r}"]}
+                )
+            found = found.filter(status=status)
+        tournament = positive_query(request, "tournament")
+        if tournament is not None:
+            found = found.filter(table__round__tournament_id=tournament)
+        table = positive_query(request, "table")
+        if table is not None:
+            found = found.filter(table_id=table)
+        mine = request.query_params.get("mine", "").lower()
+        if mine not in ("", "true", "false", "1", "0"):
+            raise ValidationError({"mine": [f"true or false, not {mine!r}"]})
+        if mine in ("true", "1"):
+            user = signed_in(request)
+            found = found.filter(table__seats__player__user=user).distinct()
+        return paginate(
+            self, request, found, lambda page: GameSummarySerializer(page, many=True).data
+        )
+
+
+class GameDetailView(APIView):
+    """The game as the caller may see it; with ``?after=N`` a long-poll for the next move.
+
+    ``?after=N&wait=S`` answers once the game's sequence is past ``N`` (or it is
+    over), or after ``S`` seconds with the view as it is: the same answer as
+    without them, only later.  Clients that would poll for the other seats'
+    moves ask once instead (tournaments/workers/notify.py wakes the request).
+    """
+
+    #: Seconds a long-poll waits when ``wait`` is not given (at most the setting).
+    default_wait = 25.0
+
+    @extend_schema(
+        summary="A game as you may see it, with your seat's legal actions",
+        description="With `after`, a long-poll: the answer comes once the game's `sequence`"
+        " is past `after` or the game is over, or after `wait` seconds with the view"
+        " unchanged (200 either way). Without `after`, at once.",
+        parameters=[
+            GAME_ID,
+            OpenApiParameter(
+                "after",
+                {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
+                description="Long-poll: wait until the game's sequence is past this one.",
+            ),
+            OpenApiParameter(
+                "wait",
+                {"type": "number", "minimum": 0},
+                description="With `after`: the most seconds to wait (default 25; longer"
+                " waits are cut to PARLOUR_LONG_POLL_SECONDS, 30 unless configured; 0"
+                " answers at once).",
+            ),
+        ],
+        responses=GameViewSerializer,
+        tags=["games"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        access = game_access(request, game_id)  # 404 before any waiting
+        after = self._after(request)
+        wait = self._wait(request)
+        game = access.game
+        if after is not None and wait > 0 and game.sequence <= after and not game.is_over:
+            with capacity.held(request):  # a 429 before waiting when the caller has too many
+                notify.wait_for_move(game.pk, after, wait)
+            access = game_access(request, game_id)  # the game as it is now
+        return Response(view_of(access))
+
+    @staticmethod
+    def _after(request: Request) -> int | None:
+        """``?after=``: a sequence (0 or more), or ``None`` when not given."""
+        raw = request.query_params.get("after")
+        if raw is None or raw == "":
+            return None
+        # isascii: "²" is a digit to str.isdigit, not to int().
+        if not (raw.isascii() and raw.isdecimal()) or int(raw) > 2**31 - 1:
+            raise ValidationError({"after": [f"a sequence (0 or more), not {raw!r}"]})
+        return int(raw)
+
+    @classmethod
+    def _wait(cls, request: Request) -> float:
+        """``?wait=``: seconds, 0 or more (default 25), capped at ``PARLOUR_LONG_POLL_SECONDS``.
+
+        Capped, not refused: a client written for a longer wait keeps working
+        where the operator set a shorter one (it asks again sooner).
+        """
+        from django.conf import settings
+
+        most = float(settings.PARLOUR_LONG_POLL_SECONDS)
+        raw = request.query_params.get("wait")
+        if raw is None or raw == "":
+            return min(cls.default_wait, most)
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValidationError({"wait": [f"seconds, a number, not {raw!r}"]}) from None
+        if not 0 <= value < float("inf"):  # also refuses nan
+            raise ValidationError({"wait": [f"seconds, 0 or more, not {raw}"]})
+        return min(value, most)
+
+
+class GameEventsView(APIView):
+    pagination_class = Pagination
+
+    @extend_schema(
+        summary="The game's events, redacted for you while it runs (complete after)",
+        parameters=[
+            GAME_ID,
+            OpenApiParameter(
+                "after", OpenApiTypes.INT, description="Only events after this sequence."
+            ),
+        ],
+        responses=GameEventSerializer(many=True),
+        tags=["games"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        access = game_access(request, game_id)
+        after = request.query_params.get("after", "0") or "0"
+        if not after.isdecimal() or int(after) > 2**31 - 1:
+            raise ValidationError({"after": [f"a sequence (0 or more), not {after!r}"]})
+        shown = games.game_events(access.game, access.viewer, from_sequence=int(after) + 1)
+        return paginate(self, request, shown, lambda page: page)
+
+
+class GameActionView(APIView):
+    @extend_schema(
+        summary="Act for your seat",
+        description="Send the action with the sequence of the view you decided on and an"
+        " Idempotency-Key (a retry with the same key and body returns the first outcome)."
+        " 409: the game moved on (current_sequence says where); 422: the rules refuse"
+        " (detail is the engine's reason). An Old Maid draw names a position only, never"
+        " a card.",
+        parameters=[
+            GAME_ID,
+            OpenApiParameter(
+                "Idempotency-Key",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                required=True,
+                description="A fresh key (1-100 visible ASCII characters) per new command.",
+            ),
+        ],
+        request=ActionSerializer,
+        responses={200: ActionResultSerializer},
+        tags=["games"],
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        access = game_access(request, game_id)
+        user = signed_in(request)
+        key = request.headers.get("Idempotency-Key", "")
+        if not IDEMPOTENCY_KEY.fullmatch(key):
+            raise ValidationError(
+                {"Idempotency-Key": ["send a fresh key of 1-100 visible ASCII characters"]}
+            )
+        body = ActionSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        seat = access.seat
+        if seat is None:
+            raise Forbidden(f"you hold no seat in game {game_id}: only its players act", "seat")
+        if "seat" in data and data["seat"] != seat:
+            raise Forbidden(f"you play seat {seat}, not seat {data['seat']}", "seat")
+        action: dict[str, Any] = data["action"]
+        player = seat_player_ids(access.game)[seat]
+        result = games.submit_action(
+            access.game,
+            seat,
+            action,
+            expected_sequence=data["expected_sequence"],
+            idempotency_key=keys.api_key(user.pk, key),
+            cause_kind="player",
+            cause_id=str(player),
+        )
+        return Response(
+            {
+                "replayed": result.replayed,
+                "sequence": result.sequence,
+                # A replayed command's state is not at hand: the view is read afresh.
+                "view": view_of(access, None if result.replayed else result.state),
+            },
+            headers={"Idempotency-Replayed": "true" if result.replayed else "false"},
+        )
+
+
+class GameAutoplayView(APIView):
+    @extend_schema(
+        summary="Hand your tournament seat to a bot",
+        parameters=[GAME_ID],
+        request=None,
+        responses={200: GameViewSerializer},
+        tags=["games"],
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        access = self._seated(request, game_id)
+        clock.hand_to_bot(access.game, request.user, seat=access.seat)
+        return Response(view_of(access))
+
+    @extend_schema(
+        summary="Take your tournament seat back from the bot",
+        parameters=[GAME_ID],
+        responses={200: GameViewSerializer},
+        tags=["games"],
+    )
+    def delete(self, request: Request, game_id: int) -> Response:
+        access = self._seated(request, game_id)
+        clock.take_back_seat(access.game, request.user, seat=access.seat)
+        return Response(view_of(access))
+
+    @staticmethod
+    def _seated(request: Request, game_id: int) -> GameAccess:
+        access = game_access(request, game_id)
+        signed_in(request)
+        if access.seat is None:
+            raise Forbidden(f"you hold no seat in game {game_id}", "seat")
+        if access.game.table_id is None:
+            raise Refused(f"game {game_id} is not played at a tournament table", "seat")
+        return access
+
+
+class GameRecordView(APIView):
+    @extend_schema(
+        summary="The portable record of a finished game (RECORD.md), seed revealed",
+        parameters=[GAME_ID],
+        responses=RecordSerializer,
+        tags=["records"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        access = game_access(request, game_id)
+        return Response(games.export_record(access.game))

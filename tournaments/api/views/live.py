@@ -1,0 +1,135 @@
+"""Following a game or a tournament live: Server-Sent Events (tournaments/api/streams.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.http import HttpResponseBase
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.exceptions import ValidationError
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from tournaments.api import capacity, streams
+from tournaments.api.permissions import game_access
+from tournaments.api.serializers import GameEventSerializer, TournamentStreamEventSerializer
+from tournaments.api.views.common import GAME_ID, TOURNAMENT_ID, tournament_or_404
+
+
+class EventStreamRenderer(BaseRenderer):
+    """Lets a client ask for ``text/event-stream`` (the stream views answer it themselves)."""
+
+    media_type = "text/event-stream"
+    format = "sse"
+    charset = "utf-8"
+
+    def render(
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
+    ) -> bytes:
+        return JSONRenderer().render(data)
+
+
+def _stream_timeout(request: Request) -> float:
+    from django.conf import settings
+
+    most = float(settings.PARLOUR_STREAM_SECONDS)
+    raw = request.query_params.get("timeout")
+    if raw is None or raw == "":
+        return most
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValidationError({"timeout": [f"seconds, a number, not {raw!r}"]}) from None
+    if not 0 < value <= most:
+        raise ValidationError({"timeout": [f"between 0 and {most:g} seconds, not {raw}"]})
+    return value
+
+
+def _last_event_id(request: Request) -> str:
+    return (
+        request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id") or ""
+    ).strip()
+
+
+_STREAM_PARAMS = [
+    OpenApiParameter(
+        "timeout",
+        OpenApiTypes.FLOAT,
+        description="Close the stream after this many seconds (at most PARLOUR_STREAM_SECONDS).",
+    ),
+    OpenApiParameter(
+        "last_event_id",
+        OpenApiTypes.STR,
+        description="Go on after this event id (as the Last-Event-ID header does).",
+    ),
+    OpenApiParameter("Last-Event-ID", OpenApiTypes.STR, OpenApiParameter.HEADER),
+    # A stream answers only text/event-stream: DRF's ?format= is not offered for it.
+    OpenApiParameter("format", exclude=True),
+]
+_STREAM_RESPONSE = {
+    (200, "text/event-stream"): OpenApiResponse(
+        # The schema is that of each frame's data (the body is text/event-stream framing).
+        response=GameEventSerializer,
+        description="Server-Sent Events: 'id' the sequence, 'event' the type ('dealt' or"
+        " 'move'), 'data' a GameEvent as the events endpoint shows it to you; a last 'end'"
+        ' event (data: {"game_id", "status", "sequence"}) when the game is over.',
+    )
+}
+
+
+class GameStreamView(APIView):
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
+
+    @extend_schema(
+        summary="Follow a game live (Server-Sent Events, resumable with Last-Event-ID)",
+        parameters=[GAME_ID, *_STREAM_PARAMS],
+        responses=_STREAM_RESPONSE,
+        tags=["games"],
+    )
+    def get(self, request: Request, game_id: int) -> HttpResponseBase:
+        access = game_access(request, game_id)
+        timeout = _stream_timeout(request)
+        last = _last_event_id(request) or "0"
+        if not last.isdecimal() or int(last) > 2**31 - 1:
+            raise ValidationError(
+                {"Last-Event-ID": [f"a game's event id is a sequence, not {last!r}"]}
+            )
+        feed = streams.GameFeed(access.game.pk, access.viewer, int(last))
+        return streams.stream_response(request._request, feed, timeout, capacity.take(request))
+
+
+class TournamentStreamView(APIView):
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
+
+    @extend_schema(
+        summary="Follow a tournament's games live (Server-Sent Events, id = global position)",
+        parameters=[TOURNAMENT_ID, *_STREAM_PARAMS],
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(
+                # The schema is that of each frame's data (the framing is text/event-stream).
+                response=TournamentStreamEventSerializer,
+                description="Server-Sent Events of every game of the tournament: 'id' the"
+                " store's global position ('tx.id'), 'event' the type, 'data' a"
+                " TournamentStreamEvent (the game's event as its events endpoint shows it to"
+                " you, with game_id and position); a last 'end' event (data:"
+                ' {"tournament_id", "status": "finished"}) when the tournament is over.',
+            )
+        },
+        tags=["tournaments"],
+    )
+    def get(self, request: Request, tournament_id: int) -> HttpResponseBase:
+        tournament = tournament_or_404(tournament_id)
+        timeout = _stream_timeout(request)
+        last = _last_event_id(request)
+        try:
+            after = streams.position_after(last)
+        except ValueError as error:
+            raise ValidationError({"Last-Event-ID": [str(error)]}) from None
+        feed = streams.TournamentFeed(tournament.pk, request.user, after)
+        return streams.stream_response(request._request, feed, timeout, capacity.take(request))

@@ -1,0 +1,222 @@
+"""Tournaments: creating and listing them, registrations, check-ins, drops, standings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tournaments import services, standings
+from tournaments.api.pagination import Pagination
+from tournaments.api.permissions import require_organiser, require_self_or_organiser
+from tournaments.api.problems import Refused
+from tournaments.api.serializers import (
+    CheckInCreateSerializer,
+    CheckInSerializer,
+    PlayerRefSerializer,
+    RegisterSerializer,
+    RegistrationSerializer,
+    StandingSerializer,
+    TournamentCreateSerializer,
+    TournamentSerializer,
+)
+from tournaments.api.views.common import TOURNAMENT_ID, paginate, positive_query, tournament_or_404
+from tournaments.models import CheckIn, Club, Player, Registration, Tournament
+
+
+def _tournaments() -> QuerySet[Tournament]:
+    return Tournament.objects.prefetch_related("round_set")
+
+
+class TournamentListView(generics.ListAPIView[Tournament]):
+    serializer_class = TournamentSerializer
+
+    def get_queryset(self) -> QuerySet[Tournament]:
+        found = _tournaments().order_by("-created_at", "id")
+        club = positive_query(self.request, "club")
+        if club is not None:
+            found = found.filter(club_id=club)
+        status = self.request.query_params.get("status")
+        if status:
+            if status not in Tournament.Status.values:
+                raise ValidationError(
+                    {"status": [f"one of {', '.join(Tournament.Status.values)}, not {status!r}"]}
+                )
+            found = found.filter(status=status)
+        return found
+
+    @extend_schema(
+        summary="Tournaments (filter by ?club= and ?status=)",
+        parameters=[
+            OpenApiParameter("club", OpenApiTypes.INT, description="A club's id."),
+            OpenApiParameter("status", OpenApiTypes.STR, enum=list(Tournament.Status.values)),
+        ],
+        tags=["tournaments"],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Create a tournament (the club's organisers)",
+        request=TournamentCreateSerializer,
+        responses={201: TournamentSerializer},
+        tags=["tournaments"],
+    )
+    def post(self, request: Request) -> Response:
+        body = TournamentCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = dict(body.validated_data)
+        club = Club.objects.filter(pk=data.pop("club")).first()
+        if club is None:
+            raise Refused(f"there is no club {body.validated_data['club']}", "club")
+        require_organiser(request, club)
+        tournament = services.create_tournament(
+            club, data.pop("name"), data.pop("game"), data.pop("rounds"), **data
+        )
+        return Response(
+            TournamentSerializer(_tournaments().get(pk=tournament.pk)).data,
+            status=201,
+            headers={"Location": f"/api/v1/tournaments/{tournament.pk}"},
+        )
+
+
+@extend_schema(summary="One tournament", tags=["tournaments"])
+class TournamentDetailView(generics.RetrieveAPIView[Tournament]):
+    queryset = _tournaments()
+    serializer_class = TournamentSerializer
+    lookup_url_kwarg = "tournament_id"
+
+
+def _club_player(tournament: Tournament, player_id: int) -> Player:
+    player = Player.objects.select_related("club").filter(pk=player_id).first()
+    if player is None:
+        raise Refused(f"there is no player {player_id}", "player")
+    if player.club_id != tournament.club_id:
+        raise Refused(f"{player.name} is not a player of {tournament.club.name}", "player")
+    return player
+
+
+class RegistrationListView(APIView):
+    pagination_class = Pagination
+
+    @extend_schema(
+        summary="The tournament's registrations",
+        parameters=[TOURNAMENT_ID],
+        responses=RegistrationSerializer(many=True),
+        tags=["tournaments"],
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        tournament = tournament_or_404(tournament_id)
+        found = Registration.objects.filter(tournament=tournament).select_related("player")
+        return paginate(
+            self, request, found.order_by("id"), lambda p: RegistrationSerializer(p, many=True).data
+        )
+
+    @extend_schema(
+        summary="Register a player (yourself, or any club player as an organiser)",
+        parameters=[TOURNAMENT_ID],
+        request=RegisterSerializer,
+        responses={201: RegistrationSerializer},
+        tags=["tournaments"],
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        tournament = tournament_or_404(tournament_id)
+        body = RegisterSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        player = _club_player(tournament, body.validated_data["player"])
+        require_self_or_organiser(request, player)
+        registration = services.register(
+            tournament, player, from_round=body.validated_data["from_round"]
+        )
+        return Response(RegistrationSerializer(registration).data, status=201)
+
+
+class CheckInListView(APIView):
+    pagination_class = Pagination
+
+    @extend_schema(
+        summary="Check-ins (of one round with ?round=)",
+        parameters=[TOURNAMENT_ID, OpenApiParameter("round", OpenApiTypes.INT)],
+        responses=CheckInSerializer(many=True),
+        tags=["tournaments"],
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        tournament = tournament_or_404(tournament_id)
+        found = CheckIn.objects.filter(tournament=tournament).order_by("round_number", "id")
+        number = positive_query(request, "round")
+        if number is not None:
+            found = found.filter(round_number=number)
+        return paginate(self, request, found, lambda p: CheckInSerializer(p, many=True).data)
+
+    @extend_schema(
+        summary="Check a player in for the next round (yourself, or as an organiser)",
+        parameters=[TOURNAMENT_ID],
+        request=CheckInCreateSerializer,
+        responses={201: CheckInSerializer},
+        tags=["tournaments"],
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        tournament = tournament_or_404(tournament_id)
+        body = CheckInCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        player = _club_player(tournament, body.validated_data["player"])
+        require_self_or_organiser(request, player)
+        checked = services.check_in(tournament, player, body.validated_data["round_number"])
+        return Response(CheckInSerializer(checked).data, status=201)
+
+
+class DropView(APIView):
+    @extend_schema(
+        summary="Drop a player out between rounds (yourself, or as an organiser)",
+        parameters=[TOURNAMENT_ID],
+        request=PlayerRefSerializer,
+        responses={200: RegistrationSerializer},
+        tags=["tournaments"],
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        tournament = tournament_or_404(tournament_id)
+        body = PlayerRefSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        player = _club_player(tournament, body.validated_data["player"])
+        require_self_or_organiser(request, player)
+        registration = services.drop(tournament, player)
+        return Response(RegistrationSerializer(registration).data)
+
+
+class StandingsView(APIView):
+    pagination_class = Pagination
+
+    @extend_schema(
+        summary="The tournament's standings, best first",
+        parameters=[TOURNAMENT_ID],
+        responses=StandingSerializer(many=True),
+        tags=["tournaments"],
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        tournament = tournament_or_404(tournament_id)
+        lines = standings.live_standings(tournament)
+        names = standings.player_names(s.player for s in lines)
+        items = [
+            {
+                "rank": s.rank,
+                "player": int(s.player),
+                "name": names.get(s.player, ""),
+                "points": str(s.points),
+                "points_value": float(s.points),
+                "opponents_points": str(s.opponents_points),
+                "head_to_head": int(s.head_to_head),
+                "last_places": s.last_places,
+                "played": s.played,
+                "byes": s.byes,
+                "dropped": s.dropped,
+            }
+            for s in lines
+        ]
+        return paginate(self, request, items, lambda page: page)

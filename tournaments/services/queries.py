@@ -1,0 +1,407 @@
+"""The read side the pages and the API show: page data over the services.
+
+The views (``tournaments/web/``, ``tournaments/api/views/``) are thin: what they
+show that takes more than a lookup is computed here, over the game service
+(:mod:`tournaments.play`), the tournament services and the models, so that no
+view reads the event store or folds a game itself.  Who may see what is
+:mod:`tournaments.services.access`'s.
+
+Page data: standings rows with points per round, a player's rating history (a replay
+of the club's finished tables), a finished game move by move, the organiser's list of
+timeouts, where a tournament's live stream starts.  It reads ``events.models`` for two
+positions in the store (where a tournament's stream starts, its timeouts).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import QuerySet
+
+from engine.fairness import check_shuffle, shuffle_contributions
+from engine.record import import_record
+from engine.registry import get_game
+from events.models import Event
+from tournaments import play as games
+from tournaments.models import (
+    Game,
+    Player,
+    Registration,
+    Round,
+    Table,
+    TableSeat,
+    Tournament,
+)
+from tournaments.play.context import GameContext
+from tournaments.ratings import Rating, update
+from tournaments.scoring import BYE_POINTS, TableResult, table_points
+from tournaments.standings import live_standings, series_results
+
+# -- games and tables ----------------------------------------------------------------------
+
+
+def game_name(kind: str) -> str:
+    """A game's name in words (the id itself for a game this server does not know)."""
+    try:
+        return str(get_game(kind).name)
+    except KeyError:
+        return kind
+
+
+def tournament_of(game: Game) -> Tournament | None:
+    """The tournament ``game`` was dealt for (with its club), or ``None``."""
+    tid = GameContext.parse(game.context).tournament
+    if tid is not None:
+        return Tournament.objects.filter(pk=tid).select_related("club").first()
+    return None
+
+
+def current_game(table: Table) -> Game | None:
+    """The table's latest game of its series (``None`` before its first deal)."""
+    return (
+        Game.objects.filter(table=table).order_by("-number_in_series", "-id").first()
+        if table.pk
+        else None
+    )
+
+
+def tournament_stream_position(tournament: Tournament) -> str | None:
+    """The store position (``tx.id``) of the tournament's games' last event, ``None`` before
+    any: where a page following the tournament live starts (no replay of the past)."""
+    streams = [
+        games.stream_name(pk)
+        for pk in Game.objects.filter(table__round__tournament=tournament).values_list(
+            "pk", flat=True
+        )
+    ]
+    if not streams:
+        return None
+    last = (
+        Event.objects.filter(stream__in=streams)
+        .order_by("-tx", "-id")
+        .values_list("tx", "id")
+        .first()
+    )
+    return None if last is None else f"{last[0]}.{last[1]}"
+
+
+def recent_timeouts(tournament: Tournament, limit: int = 30) -> list[dict[str, Any]]:
+    """The tournament's last ``limit`` timeouts, newest first: game, sequence, seat, when and
+    the name at that seat (the organiser's desk)."""
+    streams = [g.stream for g in Game.objects.filter(table__round__tournament=tournament)]
+    if not streams:
+        return []
+    timeouts = []
+    for event in (
+        Event.objects.filter(stream__in=streams, cause_kind="timeout")
+        .order_by("-id")
+        .values("stream", "sequence", "payload", "recorded_at")[:limit]
+    ):
+        timeouts.append(
+            {
+                "game_id": int(event["stream"].split("-", 1)[1]),
+                "sequence": event["sequence"],
+                "seat": event["payload"].get("seat"),
+                "at": event["recorded_at"],
+            }
+        )
+    names = {
+        g.pk: list(g.players) for g in Game.objects.filter(pk__in={t["game_id"] for t in timeouts})
+    }
+    for t in timeouts:
+        players = names.get(t["game_id"], [])
+        seat = t["seat"]
+        t["name"] = players[seat] if isinstance(seat, int) and seat < len(players) else "?"
+    return timeouts
+
+
+def replay(game: Game, move: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A revealed game's full view after ``move`` moves (0: the deal) and all its events.
+
+    Each event is shown whole (the game is revealed: :func:`tournaments.play.is_revealed`,
+    which the caller checks first); the view has every hand and the hidden cards.
+    """
+    engine = get_game(game.kind)
+    events = games.game_events(game, None)
+    state: Any = None
+    for event in events[: move + 1]:
+        state = engine.evolve(state, event["payload"])
+    view = engine.view(state, None)
+    view["hidden"] = engine.hidden(state)
+    view["players"] = list(game.players)
+    return view, events
+
+
+def verify_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """Replay a portable record (RECORD.md): its result and whether its revealed shuffle
+    checks out.  Stores nothing; raises the engine's record errors on the first fault."""
+    events = import_record(record)
+    engine = get_game(record["game"])
+    outcome = engine.outcome(engine.fold(events))
+    verified = False
+    shuffle = record.get("shuffle")
+    if isinstance(shuffle, Mapping) and shuffle.get("seed"):
+        client_seeds, nonce = shuffle_contributions(shuffle)
+        check_shuffle(
+            record["deck"],
+            commitment_hex=str(shuffle.get("commitment", "")),
+            seed=str(shuffle["seed"]),
+            cards=engine.deck,
+            client_seeds=client_seeds,
+            nonce=nonce,
+        )
+        verified = True
+    return {
+        "valid": True,
+        "game": engine.id,
+        "seats": record["seats"],
+        "moves": len(events) - 1,
+        "result": outcome,
+        "over": outcome is not None,
+        "shuffle_verified": verified,
+    }
+
+
+# -- standings and ratings -----------------------------------------------------------------
+
+
+@dataclass
+class StandingRow:
+    rank: int
+    player: Player
+    points: Fraction
+    per_round: list[Fraction | None]
+    opponents_points: Fraction
+    played: int
+    byes: int
+    dropped: bool
+    colour: str = ""
+    cumulative: list[float] = field(default_factory=list)
+
+
+PALETTE = (
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#ff7f0e",
+    "#17becf",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+)
+
+
+def round_points(
+    tournament: Tournament,
+) -> tuple[list[int], list[int], dict[str, dict[int, Fraction]]]:
+    """The rounds that have begun, those finished, and each player's points per round."""
+    begun = list(
+        Round.objects.filter(
+            tournament=tournament, status__in=[Round.Status.PLAYING, Round.Status.FINISHED]
+        ).order_by("number")
+    )
+    points: dict[str, dict[int, Fraction]] = defaultdict(dict)
+    seats: dict[int, dict[int, str]] = defaultdict(dict)
+    for table_id, seat, player_id in TableSeat.objects.filter(
+        table__round__tournament=tournament, table__status=Table.Status.FINISHED
+    ).values_list("table_id", "seat", "player_id"):
+        seats[table_id][seat] = str(player_id)
+    for table in Table.objects.filter(
+        round__tournament=tournament, status=Table.Status.FINISHED
+    ).select_related("round"):
+        players = [seats[table.pk][s] for s in sorted(seats[table.pk])]
+        result = TableResult.from_seats(players, table.placings or [])
+        for pid, value in table_points(result.placings).items():
+            points[pid][table.round.number] = value
+    for round_ in begun:
+        for pid in round_.byes:
+            points[str(pid)][round_.number] = BYE_POINTS
+    finished = [r.number for r in begun if r.status == Round.Status.FINISHED]
+    return [r.number for r in begun], finished, points
+
+
+def standings_rows(tournament: Tournament) -> tuple[list[int], list[int], list[StandingRow]]:
+    """The live standings with each player's points per round, the rounds that have begun
+    and those finished (the chart's, with each player's total after each of them)."""
+    numbers, finished, points = round_points(tournament)
+    standings = live_standings(tournament)
+    players = Player.objects.in_bulk([int(s.player) for s in standings])
+    rows = []
+    for index, s in enumerate(standings):
+        per = [points.get(s.player, {}).get(n) for n in numbers]
+        total, running = Fraction(0), []
+        for n in finished:
+            total += points.get(s.player, {}).get(n) or 0
+            running.append(float(total))
+        rows.append(
+            StandingRow(
+                rank=s.rank,
+                player=players[int(s.player)],
+                points=s.points,
+                per_round=per,
+                opponents_points=s.opponents_points,
+                played=s.played,
+                byes=s.byes,
+                dropped=s.dropped,
+                colour=PALETTE[index % len(PALETTE)],
+                cumulative=[0.0, *running],
+            )
+        )
+    return numbers, finished, rows
+
+
+def rating_history(player: Player) -> list[dict[str, Any]]:
+    """Per game: the player's rating after each finished table they played, oldest first.
+
+    Replays the club's finished tables in the order they finished, as
+    :func:`tournaments.standings.club_ratings` does, noting this player's rating.
+    """
+    found = []
+    kinds = (
+        Tournament.objects.filter(club=player.club, registrations__player=player)
+        .values_list("game", flat=True)
+        .distinct()
+    )
+    for kind in sorted(set(kinds)):
+        tournaments = Tournament.objects.filter(club=player.club, game=kind)
+        done = [s for s in series_results(tournaments, from_events=False) if s.over]
+        done.sort(key=lambda s: (s.finished_at.timestamp() if s.finished_at else 0.0, s.table))
+        ratings: dict[str, Rating] = {}
+        points = []
+        me = str(player.pk)
+        for result in done:
+            ratings = update(ratings, [list(g) for g in result.table_result().placings])
+            if me in result.players:
+                points.append({"table": result.table, "rating": ratings[me].display})
+        if points:
+            found.append(
+                {
+                    "game": kind,
+                    "game_name": game_name(kind),
+                    "points": points,
+                    "current": points[-1]["rating"],
+                    "values": [1000, *[p["rating"] for p in points]],
+                }
+            )
+    return found
+
+
+def player_table_results(player: Player) -> list[dict[str, Any]]:
+    """Every table ``player`` sat at, newest tournament first: the place and the points they
+    had there once the table finished (``None`` before)."""
+    seats = list(
+        TableSeat.objects.filter(player=player)
+        .select_related("table__round__tournament")
+        .order_by("-table__round__tournament__created_at", "-table__round__number")
+    )
+    results = []
+    for ts in seats:
+        table = ts.table
+        place, points = None, None
+        if table.placings:
+            rank = 1
+            for group in table.placings:
+                if ts.seat in group:
+                    place = rank
+                rank += len(group)
+            players_in_order = [
+                str(pid)
+                for pid in TableSeat.objects.filter(table=table)
+                .order_by("seat")
+                .values_list("player_id", flat=True)
+            ]
+            result = TableResult.from_seats(players_in_order, table.placings)
+            points = table_points(result.placings).get(str(player.pk))
+        results.append(
+            {
+                "seat": ts,
+                "table": table,
+                "tournament": table.round.tournament,
+                "place": place,
+                "points": points,
+            }
+        )
+    return results
+
+
+def rounds_overview(tournament: Tournament, user: User | AnonymousUser) -> list[dict[str, Any]]:
+    """Every round, newest first: its tables (seats, current game, placings) and byes.
+
+    A few queries for the whole tournament, whatever its number of tables.
+    """
+    mine = (
+        set(Player.objects.filter(user=user).values_list("pk", flat=True))
+        if user.is_authenticated
+        else set()
+    )
+    seats: dict[int, list[TableSeat]] = defaultdict(list)
+    for ts in (
+        TableSeat.objects.filter(table__round__tournament=tournament)
+        .select_related("player")
+        .order_by("table_id", "seat")
+    ):
+        seats[ts.table_id].append(ts)
+    current: dict[int, Game] = {}
+    played: dict[int, int] = defaultdict(int)
+    for game in Game.objects.filter(table__round__tournament=tournament).order_by(
+        "number_in_series", "id"
+    ):
+        assert game.table_id is not None
+        current[game.table_id] = game
+        if game.is_over:
+            played[game.table_id] += 1
+    by_round: dict[int, list[Table]] = defaultdict(list)
+    for table in Table.objects.filter(round__tournament=tournament).order_by("number"):
+        by_round[table.round_id].append(table)
+    byes = {
+        p.pk: p
+        for p in Player.objects.filter(
+            pk__in={pid for r in Round.objects.filter(tournament=tournament) for pid in r.byes}
+        )
+    }
+    rounds = []
+    for round_ in Round.objects.filter(tournament=tournament).order_by("-number"):
+        tables = []
+        for table in by_round[round_.pk]:
+            at = seats[table.pk]
+            placings = []
+            if table.placings:
+                place = 1
+                for group in table.placings:
+                    names = [at[s].player for s in group if s < len(at)]
+                    placings.append({"place": place, "players": names})
+                    place += len(group)
+            tables.append(
+                {
+                    "table": table,
+                    "seats": at,
+                    "game": current.get(table.pk),
+                    "placings": placings,
+                    "games_played": played[table.pk],
+                    "mine": any(s.player_id in mine for s in at),
+                }
+            )
+        rounds.append(
+            {
+                "round": round_,
+                "tables": tables,
+                "byes": [byes[p] for p in round_.byes if p in byes],
+            }
+        )
+    return rounds
+
+
+def registrations_of(tournament: Tournament) -> QuerySet[Registration]:
+    """The tournament's registrations with their players, by name."""
+    return (
+        Registration.objects.filter(tournament=tournament)
+        .select_related("player")
+        .order_by("player__name")
+    )

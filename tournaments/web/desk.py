@@ -1,0 +1,291 @@
+"""The organiser's pages: create a tournament, its desk, and the commands posted from it.
+
+Organiser pages post to :func:`tournament_command`, which calls the use cases of
+:mod:`tournaments.services` (or :mod:`tournaments.services.desk` for those of several steps)
+and reports their errors as they say them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from tournaments import services
+from tournaments.forms import (
+    NewPlayerForm,
+    RegisterForm,
+    ReseatForm,
+    StartRoundForm,
+    SwapForm,
+    TournamentForm,
+)
+from tournaments.models import (
+    CheckIn,
+    Club,
+    Game,
+    Player,
+    Round,
+    TableSeat,
+    Tournament,
+)
+from tournaments.services import desk, queries
+from tournaments.services.access import organised_clubs
+from tournaments.web.common import series_text, tournament_stream_url, wants_fragment
+from tournaments.workers import clock
+
+
+def _require_organiser(request: HttpRequest, club: Club) -> None:
+    if not services.is_organiser(request.user, club):
+        raise PermissionDenied(f"Only the organisers of {club.name} may do this.")
+
+
+@login_required
+def tournament_create(request: HttpRequest) -> HttpResponse:
+    """An organiser creates a tournament of one of their clubs."""
+    clubs = organised_clubs(request.user)
+    if not clubs.exists():
+        raise PermissionDenied("You organise no club: ask an administrator to add you.")
+    form = TournamentForm(request.POST or None, clubs=clubs)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            tournament = services.create_tournament(data["club"], **form.service_arguments())
+        except services.ServiceError as error:
+            form.add_service_error(error)
+        else:
+            messages.success(request, f"{tournament.name} is open for registration.")
+            return redirect("tournament-manage", tournament_id=tournament.pk)
+    return render(request, "organise/create.html", {"form": form})
+
+
+def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, Any]:
+    next_number = services.next_round_number(tournament)
+    rounds = list(Round.objects.filter(tournament=tournament).order_by("number"))
+    last = rounds[-1] if rounds else None
+    registrations = list(queries.registrations_of(tournament))
+    checked = set(
+        CheckIn.objects.filter(tournament=tournament, round_number=next_number).values_list(
+            "player_id", flat=True
+        )
+    )
+    seated_round = last if last is not None and last.status == Round.Status.SEATED else None
+    round_players: list[Player] = []
+    if seated_round is not None:
+        round_players = [
+            ts.player
+            for ts in TableSeat.objects.filter(table__round=seated_round).select_related("player")
+        ] + list(Player.objects.filter(pk__in=seated_round.byes))
+        round_players.sort(key=lambda p: p.name)
+    running_games = list(
+        Game.objects.filter(
+            table__round__tournament=tournament, status=Game.Status.RUNNING
+        ).select_related("table__round")
+    )
+    clocks = []
+    for game in running_games:
+        for seat_key, due in sorted((game.deadlines or {}).items()):
+            seat_number = int(seat_key)
+            clocks.append(
+                {
+                    "game": game,
+                    "seat": seat_number,
+                    "name": list(game.players)[seat_number]
+                    if seat_number < len(game.players)
+                    else seat_key,
+                    "deadline": due,
+                }
+            )
+    troubled = list(
+        TableSeat.objects.filter(table__round__tournament=tournament)
+        .filter(Q(autoplay=True) | Q(timeouts_in_a_row__gt=0))
+        .select_related("player", "table__round")
+    )
+    registered_ids = {r.player_id for r in registrations}
+    return {
+        "tournament": tournament,
+        "game_name": queries.game_name(tournament.game),
+        "series_text": series_text(tournament.series),
+        "next_number": next_number,
+        "rounds": queries.rounds_overview(tournament, request.user),
+        "last_round": last,
+        "seated_round": seated_round,
+        "registrations": registrations,
+        "checked": checked,
+        "register_form": RegisterForm(
+            players=Player.objects.filter(club=tournament.club)
+            .exclude(pk__in=registered_ids)
+            .order_by("name")
+        ),
+        "new_player_form": NewPlayerForm(game=tournament.game),
+        "start_form": StartRoundForm(),
+        "swap_form": SwapForm(players=round_players) if round_players else None,
+        "reseat_form": ReseatForm(players=round_players) if round_players else None,
+        "clocks": clocks,
+        "timeouts": queries.recent_timeouts(tournament),
+        "troubled": troubled,
+        "now": timezone.now(),
+        "can_start": tournament.status != Tournament.Status.FINISHED
+        and len(rounds) < tournament.rounds
+        and (last is None or last.status == Round.Status.FINISHED),
+        "stream_url": tournament_stream_url(tournament)
+        if tournament.status == Tournament.Status.RUNNING
+        else "",
+        "stream_key": reverse("api:tournament-stream", args=[tournament.pk]),
+    }
+
+
+@login_required
+def tournament_manage(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The organiser's desk: registrations, check-in, rounds and seating, drops, timeouts."""
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=tournament_id)
+    _require_organiser(request, tournament.club)
+    context = _manage_context(request, tournament)
+    if wants_fragment(request):
+        return render(request, "fragments/manage_live.html", context)
+    return render(request, "organise/manage.html", context)
+
+
+Command = Callable[[HttpRequest, Tournament], str]
+
+
+def _posted_player(request: HttpRequest, tournament: Tournament, name: str = "player") -> Player:
+    raw = request.POST.get(name, "")
+    if not raw.isdecimal():
+        raise services.ServiceError(f"choose a player ({name} is missing)", name)
+    return _club_player(tournament, int(raw))
+
+
+def _club_player(tournament: Tournament, player_id: int) -> Player:
+    player = Player.objects.filter(pk=player_id, club=tournament.club).first()
+    if player is None:
+        raise services.ServiceError(f"{tournament.club} has no player {player_id}", "player")
+    return player
+
+
+def _cmd_register(request: HttpRequest, tournament: Tournament) -> str:
+    form = RegisterForm(
+        request.POST, players=Player.objects.filter(club=tournament.club).order_by("name")
+    )
+    if not form.is_valid():
+        raise services.ServiceError("choose the players to register", "players")
+    chosen = desk.register_players(tournament, form.cleaned_data["players"])
+    return f"Registered {', '.join(p.name for p in chosen)}."
+
+
+def _cmd_add_player(request: HttpRequest, tournament: Tournament) -> str:
+    form = NewPlayerForm(request.POST, game=tournament.game)
+    if not form.is_valid():
+        errors = "; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items())
+        raise services.ServiceError(f"the new player is not right ({errors})", "name")
+    player = desk.add_and_register(
+        tournament, form.cleaned_data["name"], bot_level=form.cleaned_data["bot_level"]
+    )
+    return f"Added {player.name} to {tournament.club} and registered them."
+
+
+def _cmd_check_in(request: HttpRequest, tournament: Tournament) -> str:
+    player = _posted_player(request, tournament)
+    services.check_in(tournament, player)
+    return f"{player.name} is checked in for round {services.next_round_number(tournament)}."
+
+
+def _cmd_check_in_all(request: HttpRequest, tournament: Tournament) -> str:
+    number, done = desk.check_in_all(tournament)
+    return f"Checked in {len(done)} player(s) for round {number}."
+
+
+def _cmd_drop(request: HttpRequest, tournament: Tournament) -> str:
+    player = _posted_player(request, tournament)
+    services.drop(tournament, player)
+    return f"{player.name} has dropped out of {tournament.name}."
+
+
+def _cmd_start_round(request: HttpRequest, tournament: Tournament) -> str:
+    form = StartRoundForm(request.POST)
+    auto = form.is_valid() and bool(form.cleaned_data.get("auto_check_in"))
+    round_ = services.start_round(tournament, auto_check_in=auto)
+    return f"Round {round_.number} is seated: check the seating, adjust it, then begin it."
+
+
+def _seated(tournament: Tournament) -> Round:
+    round_ = Round.objects.filter(tournament=tournament).order_by("-number").first()
+    if round_ is None or round_.status != Round.Status.SEATED:
+        raise services.ServiceError("no round is seated and waiting to begin", "round")
+    return round_
+
+
+def _cmd_swap(request: HttpRequest, tournament: Tournament) -> str:
+    round_ = _seated(tournament)
+    a = _posted_player(request, tournament, "a")
+    b = _posted_player(request, tournament, "b")
+    services.swap_players(round_, a, b)
+    return f"Swapped {a.name} and {b.name} in round {round_.number}."
+
+
+def _cmd_reseat(request: HttpRequest, tournament: Tournament) -> str:
+    round_ = _seated(tournament)
+    players = Player.objects.filter(club=tournament.club)
+    form = ReseatForm(request.POST, players=players)
+    if not form.is_valid():
+        errors = "; ".join(str(e) for errors in form.errors.values() for e in errors)
+        raise services.ServiceError(f"the round is not seated again: {errors}", "round")
+    round_ = services.reseat(round_, **form.constraints())
+    return f"Round {round_.number} is seated again."
+
+
+def _cmd_begin_round(request: HttpRequest, tournament: Tournament) -> str:
+    round_ = services.begin_round(_seated(tournament))
+    return f"Round {round_.number} has begun: the first deals are on the tables."
+
+
+def _cmd_take_back(request: HttpRequest, tournament: Tournament) -> str:
+    raw = request.POST.get("table_seat", "")
+    row = TableSeat.objects.filter(
+        pk=int(raw) if raw.isdecimal() else 0, table__round__tournament=tournament
+    ).first()
+    if row is None:
+        raise services.ServiceError("there is no such seat in this tournament", "table_seat")
+    clock.take_back_seat(row, request.user)
+    return f"{row.player.name}'s seat is theirs again."
+
+
+COMMANDS: dict[str, Command] = {
+    "register": _cmd_register,
+    "add-player": _cmd_add_player,
+    "check-in": _cmd_check_in,
+    "check-in-all": _cmd_check_in_all,
+    "drop": _cmd_drop,
+    "start-round": _cmd_start_round,
+    "swap": _cmd_swap,
+    "reseat": _cmd_reseat,
+    "begin-round": _cmd_begin_round,
+    "take-back": _cmd_take_back,
+}
+
+
+@require_POST
+@login_required
+def tournament_command(request: HttpRequest, tournament_id: int, command: str) -> HttpResponseBase:
+    """One organiser action (``COMMANDS``) on a tournament; back to the organiser's desk."""
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=tournament_id)
+    _require_organiser(request, tournament.club)
+    handler = COMMANDS.get(command)
+    if handler is None:
+        raise Http404(f"there is no organiser command {command!r}")
+    try:
+        messages.success(request, handler(request, tournament))
+    except services.ServiceError as error:
+        messages.error(request, error.message)
+    except PermissionDenied as error:
+        messages.error(request, str(error))
+    return redirect("tournament-manage", tournament_id=tournament.pk)

@@ -1,0 +1,103 @@
+"""A tournament's page (rounds, seatings, live standings with a chart) and a table's page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+
+from engine.series import SeriesFormat
+from engine.series import scores as series_scores
+from tournaments import services
+from tournaments.models import Game, Table, TableSeat, Tournament
+from tournaments.services import queries
+from tournaments.services.access import seat_of
+from tournaments.templatetags.charts import points as points_text
+from tournaments.templatetags.tables import result_text
+from tournaments.web.common import (
+    live_table,
+    log,
+    series_text,
+    tournament_stream_url,
+    wants_fragment,
+)
+
+
+def _tournament_context(request: HttpRequest, tournament: Tournament) -> dict[str, Any]:
+    numbers, finished, rows = queries.standings_rows(tournament)
+    live = tournament.status == Tournament.Status.RUNNING
+    return {
+        "tournament": tournament,
+        "game_name": queries.game_name(tournament.game),
+        "series_text": series_text(tournament.series),
+        "rounds": queries.rounds_overview(tournament, request.user),
+        "round_numbers": numbers,
+        "standings": rows,
+        "chart_rounds": finished,
+        "live": live,
+        "stream_url": tournament_stream_url(tournament) if live else "",
+        "stream_key": reverse("api:tournament-stream", args=[tournament.pk]),
+        "organiser": services.is_organiser(request.user, tournament.club),
+        "registrations": queries.registrations_of(tournament),
+    }
+
+
+def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """A tournament: its rounds and seatings, live standings with points per round, a chart."""
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=tournament_id)
+    context = _tournament_context(request, tournament)
+    if wants_fragment(request):
+        return render(request, "fragments/tournament.html", context)
+    return render(request, "tournament.html", context)
+
+
+def _series_context(table: Table) -> dict[str, Any]:
+    games = list(Game.objects.filter(table=table).order_by("number_in_series", "id"))
+    seats = list(TableSeat.objects.filter(table=table).select_related("player"))
+    tournament = table.round.tournament
+    fmt = SeriesFormat.from_json(tournament.series)
+    results = [g.result for g in games if g.is_over and g.result]
+    totals = series_scores(fmt, results, len(seats)) if seats else []
+    rows = [
+        {
+            "game": g,
+            "text": result_text(g.kind, g.result, list(g.players)) if g.is_over else "playing",
+        }
+        for g in games
+    ]
+    score_label = {"first_to": "round wins", "losses": "losses", "place_points": "points"}[fmt.kind]
+    scores = []
+    for i, seat in enumerate(seats):
+        value = totals[i] if i < len(totals) else 0
+        if fmt.kind == "losses":
+            value = abs(value)
+        scores.append({"seat": seat, "value": points_text(value)})
+    return {
+        "games": rows,
+        "seats": seats,
+        "scores": scores,
+        "score_label": score_label,
+        "series_text": series_text(tournament.series),
+    }
+
+
+def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
+    """A tournament table: its series so far and its current game, live as a spectator sees it."""
+    table = get_object_or_404(Table.objects.select_related("round__tournament__club"), pk=table_id)
+    game = queries.current_game(table)
+    context: dict[str, Any] = {
+        "table_row": table,
+        "tournament": table.round.tournament,
+        "round": table.round,
+        "game_name": queries.game_name(table.round.tournament.game),
+        **_series_context(table),
+    }
+    if game is not None:
+        context["drawn"] = live_table(game)
+        context["log"] = log(game, None)
+        context["my_seat"] = seat_of(request.user, game)
+    if wants_fragment(request):
+        return render(request, "fragments/table.html", context)
+    return render(request, "table.html", context)
