@@ -3,6 +3,7 @@
     .venv/bin/python bench/load.py [--quick] [--levels 1,8,32,128] [--seconds 20]
                                    [--server wsgi|asgi] [--web-workers 3] [--celery 2]
                                    [--people 1] [--bots 1]
+                                   [--compose] [--redis-outage SECONDS --redis URL]
 
 Makes its own database ``parlour_load`` on the local PostgreSQL (``--url``; dropped
 at the end unless ``--keep``), uses Redis databases 8 (cache, throttle counts) and 9
@@ -13,6 +14,16 @@ at the end unless ``--keep``), uses Redis databases 8 (cache, throttle counts) a
   at 32 and more players it runs PostgreSQL out of connections, see
   docs/operations.md, so it is not the default on a shared machine);
 * ``celery -A parlour worker --beat --concurrency=C``, which plays the bot seats.
+
+``--compose`` runs docker-compose.yml's defaults instead, read from that file: its
+web service (gunicorn with uvicorn workers, ``--workers`` and ``DATABASE_POOL_SIZE``
+as the file sets them), its worker (``--concurrency`` as set there, no pool,
+connections kept 60 s) and beat on its own; the machine's PostgreSQL should have
+compose's ``max_connections`` (100, postgres:16's default).  ``--redis-outage S``
+stops the Redis of ``--redis`` (``shutdown nosave``) for S seconds in the middle of
+each level's measured time and starts it again, empty: it must be a Redis of the
+run's own (not 6379, which everyone on the machine shares).  Every 5xx answer is
+counted by status (and a 503 without ``Retry-After`` apart).
 
 For each level (1, 8, 32, 128 concurrent players) it sets up, with Django code, a
 one-round Old Maid tournament of that many tables, each a person and a heuristic
@@ -48,7 +59,10 @@ import cProfile
 import os
 import pstats
 import random
+import re
+import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -67,6 +81,45 @@ from bench.faults.stack import (  # noqa: E402
 )
 
 TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def compose_defaults() -> dict[str, Any]:
+    """docker-compose.yml's web and worker settings: what production runs by default."""
+    import yaml
+
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    web = " ".join(services["web"]["command"])
+    worker = " ".join(services["worker"]["command"])
+    workers = re.search(r"--workers[= ](\d+)", web)
+    concurrency = re.search(r"--concurrency[= ](\d+)", worker)
+    assert workers and concurrency and "uvicorn" in web, (web, worker)
+    return {
+        "server": "asgi",
+        "web_workers": int(workers.group(1)),
+        "pool": int(services["web"]["environment"]["DATABASE_POOL_SIZE"]),
+        "celery": int(concurrency.group(1)),
+    }
+
+
+def redis_outage(redis_url: str, after: float, outage: float, notes: list[str]) -> threading.Thread:
+    """In ``after`` seconds, stop the Redis of ``redis_url`` for ``outage`` seconds, empty."""
+    from urllib.parse import urlparse
+
+    from bench.faults.redis_restart import start_command
+
+    port = urlparse(redis_url).port or 6379
+
+    def run() -> None:
+        time.sleep(after)
+        subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], check=False)
+        stopped = time.monotonic()
+        time.sleep(outage)
+        subprocess.run(start_command(port), check=True)
+        notes.append(f"Redis :{port} down {time.monotonic() - stopped:.1f} s")
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
 
 
 def group_cpu(pgid: int | None) -> float:
@@ -349,6 +402,18 @@ def main() -> int:
         default=0,
         help="DATABASE_POOL_SIZE of each web process (0: no pool; as docker-compose: 20)",
     )
+    parser.add_argument(
+        "--compose",
+        action="store_true",
+        help="docker-compose.yml's defaults (read from it): ASGI workers and their pool,"
+        " the worker's concurrency, beat on its own",
+    )
+    parser.add_argument(
+        "--redis-outage",
+        type=float,
+        default=0.0,
+        help="stop --redis (a Redis of the run's own) this many seconds mid-level",
+    )
     parser.add_argument("--profile-requests", type=int, default=300)
     parser.add_argument("--url", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
@@ -360,22 +425,37 @@ def main() -> int:
     )
     args = parser.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
+    if args.compose:
+        for name, value in compose_defaults().items():
+            setattr(args, name, value)
+    if args.redis_outage and (re.search(r":6379\b", args.redis) or ":" not in args.redis[8:]):
+        parser.error("--redis-outage stops that Redis: give a Redis of the run's own (--redis)")
     if not args.threads:
         args.threads = 24 if args.long_poll > 0 else 8
     if args.quick:
         levels = [n for n in levels if n <= 32]
         args.seconds, args.warmup, args.profile_requests = 4.0, 1.0, 60
+    if args.redis_outage:
+        # An outage run measures answers, not the action path (whose profile waits for
+        # bot moves that an emptied broker lost until the sweep finds them).
+        args.profile_requests = 0
 
     rows: list[dict[str, Any]] = []
     with Stack("parlour_load", pg_url=args.url, redis_url=args.redis, keep=args.keep) as stack:
         stack.env["DJANGO_SETTINGS_MODULE"] = args.settings
-        worker = stack.start_worker("worker", beat=True, concurrency=args.celery)
+        worker = stack.start_worker("worker", beat=not args.compose, concurrency=args.celery)
+        if args.compose:
+            stack.start_beat()  # compose's beat service: one scheduler of its own
         web = stack.start_web(args.web_workers, args.server, args.threads, args.pool)
+        outages: list[str] = []
         server = (
-            f"gunicorn {args.server} x{args.web_workers}"
+            ("docker-compose.yml's defaults: " if args.compose else "")
+            + f"gunicorn {args.server} x{args.web_workers}"
             + (f" ({args.threads} threads)" if args.server == "wsgi" else "")
             + (f", pool of {args.pool} connections" if args.pool else "")
             + f", celery --concurrency={args.celery}"
+            + (", beat on its own" if args.compose else " --beat")
+            + (f", Redis stopped {args.redis_outage:g} s mid-level" if args.redis_outage else "")
             + (
                 f", clients long-poll {args.long_poll:g} s"
                 if args.long_poll > 0
@@ -400,6 +480,9 @@ def main() -> int:
             cpu_before = {k: group_cpu(v) for k, v in pgids.items()} | {"pg": postgres_cpu()}
             cpu_before["machine"] = machine_busy()
             start = datetime.now(UTC)
+            if args.redis_outage:
+                middle = args.warmup + args.seconds / 2 - args.redis_outage / 2
+                redis_outage(args.redis, max(middle, 0.0), args.redis_outage, outages)
             record, wall, client_cpu = run_players(
                 stack.url,
                 seats,
@@ -442,6 +525,7 @@ def main() -> int:
                 f" CPU cores: web {cpu['web']:.2f}, worker {cpu['worker']:.2f},"
                 f" postgres {cpu['pg']:.2f}, client {client_cpu / wall:.2f};"
                 f" everything else on the machine {cpu['others']:.2f}"
+                + (f"; {outages[-1]}" if args.redis_outage and outages else "")
             )
         # The profile runs in this process: stop the web server first (under ASGI it may
         # hold many database connections, docs/operations.md), keep the worker for the bots.

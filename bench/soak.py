@@ -384,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
         and figures.unplanned_crashes == 0
         and figures.given_up == 0
         and figures.restarts >= figures.kills
+        # make run's live demo: the home page always shows a tournament being played.
+        and (args.shape != "embedded" or figures.homes_with_nothing_playing == 0)
     )
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1

@@ -179,6 +179,9 @@ class Stack:
             PARLOUR_API_RATE_ADDRESS=HIGH_RATE,
             PARLOUR_API_RATE_ANON=HIGH_RATE,
             PARLOUR_API_RATE_TOKEN=HIGH_RATE,
+            # Every player here calls from 127.0.0.1: the limit of open long-polls and
+            # streams per address (32) would refuse the 33rd player's long-poll.
+            PARLOUR_OPEN_STREAMS_PER_ADDRESS="100000",
             PARLOUR_BOT_THINK_SECONDS="0",
             PARLOUR_SWEEP_SECONDS=str(sweep_seconds),
             PARLOUR_BOT_STALL_SECONDS=str(stall_seconds),
@@ -495,6 +498,8 @@ class Answer:
 
     status_code: int
     body: bytes
+    #: The ``Retry-After`` header, if any (a 503 must have one).
+    retry_after: str | None = None
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -513,11 +518,15 @@ class Client:
 
     async def get(self, path: str, *, headers: dict[str, str]) -> Answer:
         async with self.session.get(path, headers=headers) as response:
-            return Answer(response.status, await response.read())
+            return Answer(
+                response.status, await response.read(), response.headers.get("Retry-After")
+            )
 
     async def post(self, path: str, *, json: Any, headers: dict[str, str]) -> Answer:
         async with self.session.post(path, json=json, headers=headers) as response:
-            return Answer(response.status, await response.read())
+            return Answer(
+                response.status, await response.read(), response.headers.get("Retry-After")
+            )
 
 
 async def _get(
@@ -536,8 +545,10 @@ async def _get(
             record.get_ms.append((time.perf_counter() - started) * 1000)
         else:
             record.waits += 1
-    if response.status_code >= 500:
+    if response.status_code >= 500 or response.status_code == 429:
         record.error(f"GET {response.status_code}")
+        if response.status_code == 503 and not response.retry_after:
+            record.error("503 without Retry-After")
         return response.status_code, None
     try:
         body = response.json()
@@ -591,6 +602,8 @@ async def act(
             return None
         if response is not None:
             record.error(f"POST {response.status_code}")
+            if response.status_code == 503 and not response.retry_after:
+                record.error("503 without Retry-After")
         if time.monotonic() > give_up_at:
             return None
         await asyncio.sleep(0.2)

@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth.models import User
-from django.db import connection
+from django.db import connection, connections
 from django.test import Client
 
 from engine.registry import get_game
+from tests.workers.conftest import default_database
 from tournaments import services
 from tournaments.api.authentication import create_token
 from tournaments.models import Club, Game, Player, Tournament
@@ -34,6 +36,33 @@ PROBLEM = "application/problem+json"
 SEATS = {"give_away": 3, "old_maid": 3, "bhabhi": 3, "give_and_take": 2}
 
 _names = itertools.count()
+
+#: The store backends a fuzzer runs on: both under ``PARLOUR_TEST_BOTH_BACKENDS=1``
+#: (``make test``), else the default database alone.
+BACKENDS = [
+    pytest.param(alias, marks=[pytest.mark.postgres] if alias == "postgres" else [])
+    for alias in ("sqlite", "postgres")
+    if alias in django_settings.DATABASES
+] or ["default"]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Each backend's connection as the ``default`` one while the test runs (the test
+    needs ``django_db(databases="__all__")``): the same fuzzer, with the same fixed
+    seed, on SQLite and on PostgreSQL.
+
+    The connection answers to the alias ``default`` meanwhile: code that builds a
+    row with ``connection.alias`` (the token authentication) must get the alias its
+    other rows come from, or Django refuses to relate them."""
+    alias = str(request.param)
+    with default_database(alias):
+        swapped = connections["default"]
+        swapped.alias = "default"
+        try:
+            yield alias
+        finally:
+            swapped.alias = alias
 
 
 @pytest.fixture(autouse=True)

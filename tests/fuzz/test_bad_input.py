@@ -51,7 +51,8 @@ from tests.fuzz.conftest import (
 )
 from tournaments import play as service
 
-pytestmark = pytest.mark.django_db
+# Both backends (the ``backend`` fixture), one fixed seed: the same run every time.
+pytestmark = [pytest.mark.django_db(databases="__all__"), pytest.mark.usefixtures("backend")]
 
 KINDS = sorted(SEATS)
 

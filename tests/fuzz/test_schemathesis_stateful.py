@@ -35,7 +35,8 @@ from tournaments import services
 from tournaments.api.authentication import create_token
 from tournaments.models import Player
 
-pytestmark = pytest.mark.django_db
+# Both backends (the ``backend`` fixture), one fixed seed: the same run every time.
+pytestmark = [pytest.mark.django_db(databases="__all__"), pytest.mark.usefixtures("backend")]
 
 
 @pytest.fixture
