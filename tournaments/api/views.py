@@ -30,7 +30,7 @@ from engine.record import import_record
 from engine.registry import get_game
 from events.store import Position
 from tournaments import clock, games, notify, services, standings
-from tournaments.api import capacity, streams
+from tournaments.api import capacity, streams, waiting
 from tournaments.api.authentication import (
     ThrottledBasicAuthentication,
     create_token,
@@ -950,6 +950,16 @@ class GameDetailView(APIView):
         wait = self._wait(request)
         game = access.game
         if after is not None and wait > 0 and game.sequence <= after and not game.is_over:
+            if waiting.deferrable(request._request):  # ASGI: wait holding no thread
+                return waiting.LongPollResponse(
+                    self,
+                    request,
+                    capacity.take(request),
+                    game.pk,
+                    after,
+                    wait,
+                    lambda: Response(view_of(game_access(request, game_id))),
+                )
             with capacity.held(request):  # a 429 before waiting when the caller has too many
                 notify.wait_for_move(game.pk, after, wait)
             access = game_access(request, game_id)  # the game as it is now
