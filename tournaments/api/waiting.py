@@ -49,8 +49,7 @@ import redis
 import redis.asyncio
 from asgiref.sync import SyncToAsync, sync_to_async
 from django.core.handlers.asgi import ASGIHandler as DjangoASGIHandler
-from django.core.handlers.asgi import ASGIRequest
-from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -295,9 +294,14 @@ async def let_the_request_thread_go() -> None:
 # -- the long-poll -----------------------------------------------------------------------------
 
 
+#: Set on the requests :class:`ASGIHandler` serves: it answers a :class:`LongPollResponse`.
+_DEFERRABLE = "parlour_long_poll_in_loop"
+
+
 def deferrable(request: HttpRequest) -> bool:
-    """Whether a long-poll of this request may wait in the event loop (it came through ASGI)."""
-    return isinstance(request, ASGIRequest)
+    """Whether a long-poll of this request may wait in the event loop: it came through
+    :class:`ASGIHandler` (not WSGI, nor another ASGI handler such as the test client's)."""
+    return getattr(request, _DEFERRABLE, False) is True
 
 
 async def wait_for_move(game_id: int, after: int, timeout: float) -> None:
@@ -358,6 +362,8 @@ class LongPollResponse(StreamingHttpResponse):
                 final[header] = value
         for name, cookie in self.cookies.items():
             final.cookies[name] = cookie
+        if isinstance(final, HttpResponse):  # as CommonMiddleware sets it on an answer at once
+            final["Content-Length"] = str(len(final.content))
         return final
 
     def _final(self) -> HttpResponseBase:
@@ -388,6 +394,12 @@ async def _nothing() -> Any:
 class ASGIHandler(DjangoASGIHandler):
     """Django's ASGI handler, which lets a request's thread go before a streamed body or a
     long-poll's wait, and answers a :class:`LongPollResponse` once its game moved."""
+
+    def create_request(self, scope: Any, body_file: Any) -> tuple[Any, Any]:
+        request, error = super().create_request(scope, body_file)
+        if request is not None:
+            setattr(request, _DEFERRABLE, True)
+        return request, error
 
     async def send_response(self, response: HttpResponseBase, send: Any) -> None:
         if getattr(response, "is_async", False):
