@@ -136,6 +136,21 @@ def redis_connections(pid: int) -> int:
     return sum(1 for c in clients if int(str(c["addr"]).rsplit(":", 1)[1]) in ports)
 
 
+def slots_held(seconds: float) -> int:
+    """The open-stream slots still counted (tournaments/api/capacity.py) once they are all
+    given back, or after ``seconds``."""
+    client = redis.Redis.from_url(redis_url())
+    try:
+        deadline = time.monotonic() + seconds
+        while True:
+            held = sum(int(client.get(key) or 0) for key in client.scan_iter("*open:*"))
+            if held <= 0 or time.monotonic() > deadline:
+                return held
+            time.sleep(0.2)
+    finally:
+        client.close()
+
+
 @dataclass
 class Counts:
     threads: int
@@ -226,6 +241,8 @@ class Seen:
     #: Seconds from the move's request to each waiter's answer (frame).
     woken_polls: list[float]
     woken_streams: list[float]
+    #: Slots still counted after every client went away.
+    slots_left: int
 
 
 class Waiters:
@@ -304,6 +321,7 @@ async def _hold_and_wake(server: Server) -> Seen:
     finally:
         await idle_waiters.close()
         await woken.close()
+    slots_left = await asyncio.to_thread(slots_held, 10)
     return Seen(
         idle,
         waiting,
@@ -311,6 +329,7 @@ async def _hold_and_wake(server: Server) -> Seen:
         loaded,
         [at - moved_at for at, _, _ in answers],
         [at - moved_at for at in arrived],
+        slots_left,
     )
 
 
@@ -332,3 +351,4 @@ def test_hundreds_of_idle_waiters_hold_a_handful_of_threads_and_connections(
     assert seen.healthz_waiting < 0.1, seen
     assert max(seen.woken_polls) < 1.0, seen.woken_polls
     assert max(seen.woken_streams) < 1.0, seen.woken_streams
+    assert seen.slots_left == 0, "the clients went away: their slots are given back"

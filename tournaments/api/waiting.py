@@ -49,6 +49,7 @@ import redis
 import redis.asyncio
 from asgiref.sync import SyncToAsync, sync_to_async
 from django.core.handlers.asgi import ASGIHandler as DjangoASGIHandler
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -95,9 +96,13 @@ def on_game_changed(sender: Any, game_id: int, sequence: int, **kwargs: Any) -> 
         return
     from tournaments.models import Table
 
-    tournament_id = (
-        Table.objects.filter(pk=table_id).values_list("round__tournament_id", flat=True).first()
-    )
+    try:
+        tournament_id = (
+            Table.objects.filter(pk=table_id).values_list("round__tournament_id", flat=True).first()
+        )
+    except DatabaseError as error:  # after the commit: the change stands, streams recheck
+        log.warning("could not find game %s's tournament to tell its streams: %s", game_id, error)
+        return
     if tournament_id is None:
         return
     try:
@@ -204,8 +209,8 @@ class Hub:
                         waiter.wake(message.get("data"))
             except asyncio.CancelledError:
                 raise
-            except (*notify.REDIS_ERRORS, ConnectionError) as error:
-                log.warning("notification hub: Redis failed (%s); waiters poll meanwhile", error)
+            except Exception as error:  # Redis's errors, and any other: the hub must go on
+                log.warning("notification hub: Redis failed (%r); waiters poll meanwhile", error)
             finally:
                 was = self.subscribed
                 self.subscribed = False
