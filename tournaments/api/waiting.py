@@ -217,7 +217,7 @@ class Hub:
                 if was:
                     self._wake_everyone()
                 try:
-                    await pubsub.aclose()
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
                     await client.aclose()
                 except Exception as error:  # closing a broken connection: nothing to do
                     log.debug("notification hub: closing failed (%r)", error)
@@ -353,8 +353,15 @@ class LongPollResponse(StreamingHttpResponse):
         self.after = after
         self.wait = wait
         self.answer = answer
-        # The caller's slots go back when the response is closed, whatever happened.
-        self._resource_closers.append(slots.release)
+        self.slots = slots
+
+    def close(self) -> None:
+        """The caller's slots go back when the response is closed (answered, or the client
+        went away), whatever happened."""
+        try:
+            super().close()
+        finally:
+            self.slots.release()
 
     async def resolve(self) -> HttpResponseBase:
         try:
