@@ -16,12 +16,6 @@ class TournamentsConfig(AppConfig):
         games.game_changed.connect(
             notify.on_game_changed, dispatch_uid="tournaments.notify.on_game_changed"
         )
-        # And the streams of the game's tournament (tournaments/api/waiting.py).
-        from tournaments.api import waiting
-
-        games.game_changed.connect(
-            waiting.on_game_changed, dispatch_uid="tournaments.api.waiting.on_game_changed"
-        )
         games.game_changed.connect(
             tasks.on_game_changed, dispatch_uid="tournaments.tasks.on_game_changed"
         )

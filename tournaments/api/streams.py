@@ -22,7 +22,8 @@ would otherwise buffer the whole stream before sending it.
 Under WSGI a stream keeps its thread and reads every ``PARLOUR_STREAM_POLL_SECONDS``.
 Under ASGI it holds no thread and no database connection between reads: it waits
 on the process's notification hub (:mod:`tournaments.api.waiting`) for its game's
-(tournament's) next change, reads in one of the event loop's shared threads, and
+(its tournament's known games') next change, reads in one of the event loop's shared
+threads, and
 reads anyway every :data:`tournaments.api.waiting.RECHECK_SECONDS` in case a
 notification was lost (every ``PARLOUR_STREAM_POLL_SECONDS`` while the hub is not
 subscribed: no Redis, or Redis down).
@@ -76,7 +77,8 @@ class Feed(Protocol):
     def start(self) -> list[bytes]: ...
 
     def channels(self) -> list[str]:
-        """The notification channels that announce new events (:mod:`tournaments.api.waiting`)."""
+        """The notification channels that announce new events (:mod:`tournaments.api.waiting`),
+        as far as the last poll knows."""
         ...
 
     def poll(self) -> tuple[list[bytes], bool]:
@@ -129,16 +131,22 @@ class TournamentFeed:
         self.viewers: dict[int, Viewer] = {}
         #: The last sequence sent (or passed on resuming) per game stream.
         self.sent: dict[str, int] = {}
+        #: The ids of the tournament's games seen so far.
+        self.known: set[int] = set()
 
     def start(self) -> list[bytes]:
         return [f"retry: {RETRY_MS}\n\n".encode()]
 
     def channels(self) -> list[str]:
-        return [waiting.tournament_channel(self.tournament_id)]
+        """The channels of the games seen so far (their deals and moves announce the next
+        game of a series too: it is dealt with the last move of the one before)."""
+        return [notify.channel(pk) for pk in sorted(self.known)]
 
     def _games(self) -> dict[str, Game]:
         games = Game.objects.filter(table__round__tournament_id=self.tournament_id)
-        return {g.stream: g for g in games}
+        found = {g.stream: g for g in games}
+        self.known.update(g.pk for g in found.values())
+        return found
 
     def _streams(self) -> StreamSet:
         """The tournament's game streams, as a query read with the events themselves: a game
@@ -313,6 +321,11 @@ async def _async_frames(feed: Feed, timeout: float, poll: float) -> AsyncIterato
             if now - quiet_since >= HEARTBEAT_SECONDS:
                 quiet_since = now
                 yield comment("keep-alive")
+            if hub is not None and (new := set(feed.channels()) - waiter.channels):
+                # Channels the poll found (a tournament's new game): registered, then read
+                # once more, so that nothing committed since that poll goes unannounced.
+                hub.register(waiter, new)
+                continue
             await waiter.wait(
                 min(
                     waiting.recheck_seconds(hub, poll),

@@ -6,11 +6,13 @@ no database connection and no Redis connection of its own while it waits:
 
 * **One hub per process** (:class:`Hub`, made on first use in the event loop): a
   single Redis connection ``PSUBSCRIBE``\\ d to every game's channel
-  (``parlour:game:<id>``, published by :mod:`tournaments.notify`) and every
-  tournament's (``parlour:tournament:<id>``, published by :func:`on_game_changed`
-  here).  A message wakes the :class:`Waiter`\\ s registered on its channel, and
+  (``parlour:game:<id>``, published by :mod:`tournaments.notify` after each
+  commit).  A message wakes the :class:`Waiter`\\ s registered on its channel, and
   only them: a dictionary look-up, whatever the number of waiters on other games.
-  A waiter is an :class:`asyncio.Event` (a future), not a thread.
+  A waiter is an :class:`asyncio.Event` (a future), not a thread.  A tournament's
+  stream registers on the channels of the games it knows (a table's next game is
+  dealt with its last one's last move, so it is known in time; a new round's first
+  deals are found at the next recheck).
 * **Reads in a shared thread** (:func:`run_sync`): a waiter reads the database only
   when woken (or every :data:`RECHECK_SECONDS`, in case a message was lost), in one
   of the event loop's few executor threads, and gives the connection back at once.
@@ -49,7 +51,6 @@ import redis
 import redis.asyncio
 from asgiref.sync import SyncToAsync, sync_to_async
 from django.core.handlers.asgi import ASGIHandler as DjangoASGIHandler
-from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -62,8 +63,6 @@ from tournaments.games import game_row
 
 log = logging.getLogger(__name__)
 
-#: A tournament's channel is this prefix and the tournament's id.
-TOURNAMENT_PREFIX = "parlour:tournament:"
 #: Seconds between a subscribed waiter's reads of the database when nothing wakes it: the
 #: safety net for a message lost (pub/sub delivers at most once).
 RECHECK_SECONDS = 3.0
@@ -71,44 +70,6 @@ RECHECK_SECONDS = 3.0
 RECONNECT_SECONDS = 1.0
 
 _T = TypeVar("_T")
-
-
-def tournament_channel(tournament_id: int) -> str:
-    """The pub/sub channel of tournament ``tournament_id`` (any of its games changed)."""
-    return f"{TOURNAMENT_PREFIX}{tournament_id}"
-
-
-# -- publishing a tournament's changes -------------------------------------------------------
-
-
-def on_game_changed(sender: Any, game_id: int, sequence: int, **kwargs: Any) -> None:
-    """Receiver of :data:`tournaments.games.game_changed`: tell the tournament's streams.
-
-    Its game's own channel is :mod:`tournaments.notify`'s.  Never raises: the change
-    stands, and a stream that misses the message reads it at its next recheck.
-    """
-    game = kwargs.get("game")
-    table_id = getattr(game, "table_id", None)
-    if table_id is None:
-        return  # a game outside tournaments
-    client = notify._redis()
-    if client is None:
-        return
-    from tournaments.models import Table
-
-    try:
-        tournament_id = (
-            Table.objects.filter(pk=table_id).values_list("round__tournament_id", flat=True).first()
-        )
-    except DatabaseError as error:  # after the commit: the change stands, streams recheck
-        log.warning("could not find game %s's tournament to tell its streams: %s", game_id, error)
-        return
-    if tournament_id is None:
-        return
-    try:
-        client.publish(tournament_channel(int(tournament_id)), f"{game_id}:{sequence}")
-    except notify.REDIS_ERRORS as error:
-        log.warning("could not publish tournament %s's game %s: %s", tournament_id, game_id, error)
 
 
 # -- the hub ---------------------------------------------------------------------------------
@@ -121,6 +82,8 @@ class Waiter:
         self._woken = asyncio.Event()
         #: The last message's data (a game's: its new sequence).
         self.latest: bytes | None = None
+        #: The channels it is registered on.
+        self.channels: set[str] = set()
 
     def wake(self, data: bytes | None) -> None:
         self.latest = data
@@ -157,22 +120,31 @@ class Hub:
         self.subscribed = False
         self._task = asyncio.get_running_loop().create_task(self._listen())
 
+    def register(self, waiter: Waiter, channels: Iterable[str]) -> None:
+        """Wake ``waiter`` on messages of ``channels`` too."""
+        for name in channels:
+            self.waiters.setdefault(name, set()).add(waiter)
+            waiter.channels.add(name)
+
+    def unregister(self, waiter: Waiter) -> None:
+        for name in waiter.channels:
+            found = self.waiters.get(name)
+            if found is not None:
+                found.discard(waiter)
+                if not found:
+                    del self.waiters[name]
+        waiter.channels.clear()
+
     @contextmanager
     def listening(self, channels: Iterable[str]) -> Iterator[Waiter]:
-        """A waiter woken by any message on ``channels`` while the block runs."""
+        """A waiter woken by any message on ``channels`` (and those registered later) while
+        the block runs."""
         waiter = Waiter()
-        names = list(channels)
-        for name in names:
-            self.waiters.setdefault(name, set()).add(waiter)
+        self.register(waiter, channels)
         try:
             yield waiter
         finally:
-            for name in names:
-                found = self.waiters.get(name)
-                if found is not None:
-                    found.discard(waiter)
-                    if not found:
-                        del self.waiters[name]
+            self.unregister(waiter)
 
     def _wake_everyone(self) -> None:
         """Every waiter reads again (the subscription began or ended: messages may be lost)."""
@@ -190,14 +162,14 @@ class Hub:
             )
             pubsub = client.pubsub()
             try:
-                await pubsub.psubscribe(f"{notify.CHANNEL_PREFIX}*", f"{TOURNAMENT_PREFIX}*")
+                await pubsub.psubscribe(f"{notify.CHANNEL_PREFIX}*")
                 while True:
                     message = await pubsub.get_message(timeout=5.0)
                     if message is None:
                         continue
                     kind = message.get("type")
                     if kind == "psubscribe":
-                        if not self.subscribed and int(message.get("data") or 0) >= 2:
+                        if not self.subscribed:
                             self.subscribed = True
                             self._wake_everyone()
                         continue
@@ -430,9 +402,7 @@ __all__ = [
     "hub",
     "let_the_request_thread_go",
     "listening",
-    "on_game_changed",
     "recheck_seconds",
     "run_sync",
-    "tournament_channel",
     "wait_for_move",
 ]
