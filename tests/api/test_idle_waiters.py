@@ -304,7 +304,8 @@ async def _hold_and_wake(server: Server) -> Seen:
         await idle_waiters.open(idle_game, idle_view["sequence"], LONG_POLLS, STREAMS)
         await woken.open(moving, view["sequence"], WOKEN_POLLS, WOKEN_STREAMS)
         await asyncio.sleep(3)  # every one of them waiting, settled
-        assert not any(p.done() for p in idle_waiters.polls + woken.polls), "answered early"
+        early = [p.result() for p in idle_waiters.polls + woken.polls if p.done()]
+        assert not early, f"answered early: {early[:3]}"
         waiting = await asyncio.to_thread(counts, server)
         loaded = await asyncio.to_thread(healthz_median, server.url)
 

@@ -102,13 +102,6 @@ class Waiter:
         self._woken.clear()
         return woken
 
-    def announced_past(self, sequence: int) -> bool:
-        """Whether the last message named a game sequence beyond ``sequence``."""
-        try:
-            return self.latest is not None and int(self.latest) > sequence
-        except ValueError:
-            return False
-
 
 class Hub:
     """This event loop's one Redis subscription, fanning messages out to waiters."""
@@ -291,9 +284,9 @@ async def wait_for_move(game_id: int, after: int, timeout: float) -> None:
             left = deadline - time.monotonic()
             if left <= 0:
                 return
+            # Woken or not, the row decides: a message is a hint (another site sharing the
+            # Redis server has games of the same ids: pub/sub ignores Redis's databases).
             await waiter.wait(min(recheck_seconds(found, notify.POLL_SECONDS), left))
-            if waiter.announced_past(after):
-                return
 
 
 def _moved(game_id: int, after: int) -> bool:
