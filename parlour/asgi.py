@@ -9,16 +9,24 @@ Marked sync only, the middleware run in one thread per request, with the
 views (also sync), and a request costs two hand-offs.  The streams are not
 affected: the ASGI handler sends their async content itself, after the
 middleware.
+
+The handler is Django's with one change (tournaments/api/waiting.py): before a
+streamed body or a long-poll's wait it lets the request's thread go, so that an
+idle stream or long-poll holds no thread (nor database connection) of its own.
 """
 
 import os
 
+import django
 from django.conf import settings
-from django.core.asgi import get_asgi_application
 from django.utils.module_loading import import_string
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
-application = get_asgi_application()
+django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
+
+from tournaments.api.waiting import ASGIHandler  # noqa: E402 (needs the apps loaded)
+
+application = ASGIHandler()
 
 
 def run_middleware_synchronously() -> None:

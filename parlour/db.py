@@ -23,3 +23,15 @@ def release_pooled_connections() -> None:
         pooled = bool(connection.settings_dict.get("OPTIONS", {}).get("pool"))
         if pooled and connection.connection is not None and not connection.in_atomic_block:
             connection.close()
+
+
+def close_thread_connections() -> None:
+    """Close this thread's database connections (a pooled one goes back to its pool).
+
+    For a thread that serves many requests' short reads (an ASGI waiter's, in
+    :mod:`tournaments.api.waiting`), or one that is about to end: either way no
+    connection may be left with it.  A connection inside a transaction is left alone.
+    """
+    for connection in connections.all(initialized_only=True):
+        if connection.connection is not None and not connection.in_atomic_block:
+            connection.close()

@@ -245,7 +245,12 @@ if TEST_BOTH_BACKENDS:
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # One pool per process, not one per request (parlour/cache.py).
+            "OPTIONS": {"pool_class": "parlour.cache.SharedConnectionPool"},
+        }
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -18,17 +18,24 @@ comment line keeps idle connections open.
 The same feed runs as a plain generator under WSGI (``runserver``, gunicorn
 sync workers) and as an async generator under ASGI (uvicorn workers): Django
 would otherwise buffer the whole stream before sending it.
+
+Under WSGI a stream keeps its thread and reads every ``PARLOUR_STREAM_POLL_SECONDS``.
+Under ASGI it holds no thread and no database connection between reads: it waits
+on the process's notification hub (:mod:`tournaments.api.waiting`) for its game's
+(its tournament's known games') next change, reads in one of the event loop's shared
+threads, and
+reads anyway every :data:`tournaments.api.waiting.RECHECK_SECONDS` in case a
+notification was lost (every ``PARLOUR_STREAM_POLL_SECONDS`` while the hub is not
+subscribed: no Redis, or Redis down).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Protocol
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, StreamingHttpResponse
@@ -37,10 +44,12 @@ from events.models import Event
 from events.store import Position, StreamSet, read_all
 from parlour.db import release_pooled_connections
 from tournaments import sql
+from tournaments.api import waiting
 from tournaments.api.capacity import Slots, releasing
 from tournaments.models import Game, Tournament
 from tournaments.play import Viewer, game_events, game_row, stream_name
 from tournaments.services.access import game_access
+from tournaments.workers import notify
 
 #: Seconds between keep-alive comments on an idle stream.
 HEARTBEAT_SECONDS = 15.0
@@ -68,6 +77,11 @@ def comment(text: str) -> bytes:
 class Feed(Protocol):
     def start(self) -> list[bytes]: ...
 
+    def channels(self) -> list[str]:
+        """The notification channels that announce new events (:mod:`tournaments.api.waiting`),
+        as far as the last poll knows."""
+        ...
+
     def poll(self) -> tuple[list[bytes], bool]:
         """New frames, and whether the stream is finished."""
         ...
@@ -83,6 +97,9 @@ class GameFeed:
 
     def start(self) -> list[bytes]:
         return [f"retry: {RETRY_MS}\n\n".encode()]
+
+    def channels(self) -> list[str]:
+        return [notify.channel(self.game_id)]
 
     def poll(self) -> tuple[list[bytes], bool]:
         game = game_row(self.game_id)
@@ -121,13 +138,22 @@ class TournamentFeed:
         self.viewers: dict[int, Viewer] = {}
         #: The last sequence sent (or passed on resuming) per game stream.
         self.sent: dict[str, int] = {}
+        #: The ids of the tournament's games seen so far.
+        self.known: set[int] = set()
 
     def start(self) -> list[bytes]:
         return [f"retry: {RETRY_MS}\n\n".encode()]
 
+    def channels(self) -> list[str]:
+        """The channels of the games seen so far (their deals and moves announce the next
+        game of a series too: it is dealt with the last move of the one before)."""
+        return [notify.channel(pk) for pk in sorted(self.known)]
+
     def _games(self) -> dict[str, Game]:
         games = Game.objects.filter(table__round__tournament_id=self.tournament_id)
-        return {g.stream: g for g in games}
+        found = {g.stream: g for g in games}
+        self.known.update(g.pk for g in found.values())
+        return found
 
     def _streams(self) -> StreamSet:
         """The tournament's game streams, as a query read with the events themselves: a game
@@ -269,26 +295,41 @@ def _sync_frames(feed: Feed, timeout: float, poll: float) -> Iterator[bytes]:
 
 
 async def _async_frames(feed: Feed, timeout: float, poll: float) -> AsyncIterator[bytes]:
+    """The feed under ASGI: between reads it awaits the hub and holds nothing; each read
+    runs in a shared thread and gives its connection back (:func:`waiting.run_sync`)."""
     deadline = time.monotonic() + timeout
     quiet_since = time.monotonic()
-    for chunk in await sync_to_async(feed.start)():
+    for chunk in feed.start():  # no database
         yield chunk
-    while True:
-        frames, done = await sync_to_async(_poll_then_release)(feed)
-        if frames:
-            quiet_since = time.monotonic()
-            for chunk in frames:
-                yield chunk
-        if done:
-            return
-        now = time.monotonic()
-        if now >= deadline:
-            yield comment("time is up: reconnect with Last-Event-ID to go on")
-            return
-        if now - quiet_since >= HEARTBEAT_SECONDS:
-            quiet_since = now
-            yield comment("keep-alive")
-        await asyncio.sleep(min(poll, max(deadline - now, 0.0)))
+    # Registered before the first read: a change committed from now on wakes us.
+    with waiting.listening(feed.channels()) as (waiter, hub):
+        while True:
+            frames, done = await waiting.run_sync(feed.poll)
+            if frames:
+                quiet_since = time.monotonic()
+                for chunk in frames:
+                    yield chunk
+            if done:
+                return
+            now = time.monotonic()
+            if now >= deadline:
+                yield comment("time is up: reconnect with Last-Event-ID to go on")
+                return
+            if now - quiet_since >= HEARTBEAT_SECONDS:
+                quiet_since = now
+                yield comment("keep-alive")
+            if hub is not None and (new := set(feed.channels()) - waiter.channels):
+                # Channels the poll found (a tournament's new game): registered, then read
+                # once more, so that nothing committed since that poll goes unannounced.
+                hub.register(waiter, new)
+                continue
+            await waiter.wait(
+                min(
+                    waiting.recheck_seconds(hub, poll),
+                    deadline - now,
+                    HEARTBEAT_SECONDS - (now - quiet_since),
+                )
+            )
 
 
 __all__ = ["GameFeed", "TournamentFeed", "frame", "stream_name", "stream_response"]

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments import play as games
-from tournaments.api import capacity
+from tournaments.api import capacity, waiting
 from tournaments.api.pagination import Pagination
 from tournaments.api.permissions import GameAccess, game_access, seat_player_ids, signed_in
 from tournaments.api.problems import Forbidden, Refused
@@ -154,6 +154,16 @@ class GameDetailView(APIView):
         wait = self._wait(request)
         game = access.game
         if after is not None and wait > 0 and game.sequence <= after and not game.is_over:
+            if waiting.deferrable(request._request):  # ASGI: wait holding no thread
+                return waiting.LongPollResponse(
+                    self,
+                    request,
+                    capacity.take(request),
+                    game.pk,
+                    after,
+                    wait,
+                    lambda: Response(view_of(game_access(request, game_id))),
+                )
             with capacity.held(request):  # a 429 before waiting when the caller has too many
                 notify.wait_for_move(game.pk, after, wait)
             access = game_access(request, game_id)  # the game as it is now

@@ -1,0 +1,337 @@
+"""Long-polls and streams through the ASGI application (``parlour.asgi``), in this process.
+
+Under ASGI a long-poll waits in the event loop on the process's notification hub
+(``tournaments/api/waiting.py``) and only its final answer runs the view's code; the
+answers must be those of WSGI (tests/api/test_long_poll.py): the same view, the same
+refusals, the same limits.  Another client acts from a thread, so the tests commit for
+real on PostgreSQL (``transaction=True``), with the real Redis where named.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from asgiref.testing import ApplicationCommunicator
+from django.core.cache import caches
+from django.db import connection
+
+from conftest import IN_CI, redis_url
+from tests.api.conftest import Api, World, tournament_game
+from tests.api.test_games import is_problem
+from tests.api.test_long_poll import ACT_AFTER, REDIS_DOWN, a_move_in_a_moment
+from tournaments.api import waiting
+from tournaments.workers import notify
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(autouse=True)
+def _settings(settings: Any, on_postgres: None) -> Iterator[None]:
+    settings.PARLOUR_LONG_POLL_SECONDS = 30.0
+    # Other tests' requests from this address share the (Redis) rate counts.
+    rest = dict(settings.REST_FRAMEWORK)
+    rest["DEFAULT_THROTTLE_RATES"] = {"address": None, "anon": None, "token": None}
+    settings.REST_FRAMEWORK = rest
+    yield
+
+
+@pytest.fixture
+def on_postgres() -> None:
+    """The thread that acts and the waiter's commit and read at once: PostgreSQL's job."""
+    if connection.vendor != "postgresql":
+        reason = "run with DATABASE_URL=postgres://… (CI does): two threads share the database"
+        if IN_CI:
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+@pytest.fixture
+def with_redis(settings: Any) -> str:
+    settings.REDIS_URL = redis_url()
+    return str(settings.REDIS_URL)
+
+
+def _scope(path: str, token: str | None) -> dict[str, Any]:
+    route, _, query = path.partition("?")
+    headers = [(b"host", b"testserver")]
+    if token:
+        headers.append((b"authorization", f"Bearer {token}".encode()))
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": route,
+        "raw_path": route.encode(),
+        "query_string": query.encode(),
+        "headers": headers,
+        "client": ("127.0.0.1", 5000),
+        "server": ("testserver", 80),
+    }
+
+
+async def _get(
+    path: str, token: str | None, timeout: float = 15
+) -> tuple[int, dict[str, str], Any]:
+    from parlour.asgi import application
+
+    talk = ApplicationCommunicator(application, _scope(path, token))
+    await talk.send_input({"type": "http.request", "body": b"", "more_body": False})
+    start = await talk.receive_output(timeout)
+    body = b""
+    while True:
+        message = await talk.receive_output(timeout)
+        body += message.get("body", b"")
+        if not message.get("more_body", False):
+            break
+    await talk.wait(timeout)
+    headers = {k.decode().lower(): v.decode() for k, v in start["headers"]}
+    text = body.decode()
+    return start["status"], headers, (json.loads(text) if text else None)
+
+
+def asgi_get(path: str, token: str | None = None) -> tuple[int, dict[str, str], Any, float]:
+    """``GET path`` through parlour.asgi: status, headers, body, and the seconds it took."""
+    started = time.monotonic()
+    status, headers, body = asyncio.run(_get(path, token))
+    return status, headers, body, time.monotonic() - started
+
+
+def test_the_asgi_handler_marks_its_requests_as_able_to_wait_in_the_loop() -> None:
+    from django.test import RequestFactory
+
+    assert not waiting.deferrable(RequestFactory().get("/"))  # WSGI's waits in its thread
+
+
+# -- waking ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.redis
+def test_an_asgi_long_poll_wakes_on_the_hub_and_answers_what_the_plain_get_shows(
+    world: World, with_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Only the hub's message can wake it this soon: the next read of the row is 5 s away.
+    monkeypatch.setattr(waiting, "RECHECK_SECONDS", 5.0)
+    game, sequence, token, later = a_move_in_a_moment(world)
+    status, headers, view, took = asgi_get(
+        f"/api/v1/games/{game.pk}?after={sequence}&wait=10", token
+    )
+    acted, body = later.result()
+    assert acted == 200, body
+    assert status == 200 and view["sequence"] == body["sequence"] > sequence
+    assert ACT_AFTER <= took < 3, f"answered after {took:.2f} s"
+    plain_status, plain_headers, plain, _ = asgi_get(f"/api/v1/games/{game.pk}", token)
+    assert plain_status == 200 and view == plain
+    # The same headers as an answer at once (the middleware's and DRF's), its length included.
+    assert set(headers) == set(plain_headers), (headers, plain_headers)
+    assert headers["content-type"] == plain_headers["content-type"] == "application/json"
+    assert int(headers["content-length"]) == len(json.dumps(view, separators=(",", ":")).encode())
+
+
+def test_without_redis_an_asgi_long_poll_wakes_by_polling(world: World, settings: Any) -> None:
+    settings.REDIS_URL = ""
+    game, sequence, token, later = a_move_in_a_moment(world)
+    status, _, view, took = asgi_get(f"/api/v1/games/{game.pk}?after={sequence}&wait=10", token)
+    acted, body = later.result()
+    assert acted == 200 and status == 200 and view["sequence"] == body["sequence"]
+    assert ACT_AFTER <= took < 3, f"answered after {took:.2f} s"
+
+
+def test_while_redis_is_down_an_asgi_long_poll_wakes_by_polling(
+    world: World, settings: Any
+) -> None:
+    settings.REDIS_URL = REDIS_DOWN
+    game, sequence, token, later = a_move_in_a_moment(world)
+    status, _, view, took = asgi_get(f"/api/v1/games/{game.pk}?after={sequence}&wait=10", token)
+    acted, body = later.result()
+    assert acted == 200 and status == 200 and view["sequence"] == body["sequence"]
+    assert ACT_AFTER <= took < 3, f"answered after {took:.2f} s"
+
+
+# -- the same answers as WSGI ------------------------------------------------------------------
+
+
+@pytest.mark.redis
+def test_an_asgi_long_poll_that_times_out_answers_the_unchanged_view(
+    world: World, api: Api, with_redis: str
+) -> None:
+    _, game = tournament_game(world)
+    token = world.tokens["alice"]
+    plain = api.get(f"/api/v1/games/{game.pk}", token=token)[1]
+    status, _, view, took = asgi_get(
+        f"/api/v1/games/{game.pk}?after={game.sequence}&wait=0.6", token
+    )
+    assert status == 200 and view == plain
+    assert 0.55 <= took < 2.5, f"answered after {took:.2f} s"
+
+
+@pytest.mark.redis
+def test_asgi_refusals_are_those_of_wsgi_and_come_before_any_wait(
+    world: World, api: Api, with_redis: str
+) -> None:
+    _, game = tournament_game(world)
+    for query in ("after=x", "after=1&wait=nan"):
+        status, _, problem, took = asgi_get(
+            f"/api/v1/games/{game.pk}?{query}", world.tokens["alice"]
+        )
+        wsgi = api.get(f"/api/v1/games/{game.pk}?{query}", token=world.tokens["alice"])
+        assert status == 400 and is_problem(problem, 400, "invalid") and took < 1
+        assert (status, problem) == (wsgi[0], wsgi[1])
+    status, _, problem, took = asgi_get("/api/v1/games/999999?after=1&wait=10", None)
+    assert status == 404 and is_problem(problem, 404, "not-found") and took < 1
+
+
+@pytest.mark.redis
+def test_an_asgi_long_poll_takes_a_slot_refuses_one_too_many_and_gives_it_back(
+    world: World, with_redis: str, settings: Any
+) -> None:
+    settings.PARLOUR_OPEN_STREAMS_PER_TOKEN = 1
+    settings.PARLOUR_OPEN_STREAMS_PER_ADDRESS = 1000
+    caches["default"].clear()
+    _, game = tournament_game(world)
+    token = world.tokens["alice"]
+    path = f"/api/v1/games/{game.pk}?after={game.sequence}&wait=1"
+
+    async def two_at_once() -> list[tuple[int, dict[str, str], Any]]:
+        first = asyncio.create_task(_get(path, token))
+        await asyncio.sleep(0.4)  # the first is waiting, holding the token's one slot
+        second = await _get(path, token)
+        return [await first, second]
+
+    (first, _, view), (second, _, problem) = asyncio.run(two_at_once())
+    assert first == 200 and view["sequence"] == game.sequence
+    assert second == 429 and problem["type"].endswith("/throttled"), problem
+    # The first one's slot is back: another long-poll is let in.
+    assert asgi_get(path.replace("wait=1", "wait=0.1"), token)[0] == 200
+
+
+@pytest.mark.redis
+def test_a_client_that_goes_away_gives_its_long_polls_slot_back(
+    world: World, with_redis: str, settings: Any
+) -> None:
+    settings.PARLOUR_OPEN_STREAMS_PER_TOKEN = 1
+    settings.PARLOUR_OPEN_STREAMS_PER_ADDRESS = 1000
+    caches["default"].clear()
+    _, game = tournament_game(world)
+    token = world.tokens["alice"]
+    path = f"/api/v1/games/{game.pk}?after={game.sequence}&wait=20"
+
+    async def leave() -> None:
+        from parlour.asgi import application
+
+        talk = ApplicationCommunicator(application, _scope(path, token))
+        await talk.send_input({"type": "http.request", "body": b"", "more_body": False})
+        await asyncio.sleep(0.5)
+        await talk.send_input({"type": "http.disconnect"})
+        await talk.wait(5)
+
+    started = time.monotonic()
+    asyncio.run(leave())
+    assert time.monotonic() - started < 5, "the wait ended with its client"
+    assert asgi_get(path.replace("wait=20", "wait=0.1"), token)[0] == 200
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("kind", ["game", "tournament"])
+def test_an_asgi_stream_is_woken_by_the_hub_not_its_next_poll(
+    kind: str, world: World, with_redis: str, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Between its reads a subscribed stream waits RECHECK_SECONDS (5 s here): only the
+    # hub's message (the game's channel, or its tournament's) brings the move sooner.
+    monkeypatch.setattr(waiting, "RECHECK_SECONDS", 5.0)
+    settings.PARLOUR_STREAM_POLL_SECONDS = 5.0
+    game, sequence, token, later = a_move_in_a_moment(world)
+    assert game.table is not None
+    if kind == "game":
+        path = f"/api/v1/games/{game.pk}/stream?timeout=4&last_event_id={sequence}"
+    else:
+        tournament = game.table.round.tournament_id
+        path = f"/api/v1/tournaments/{tournament}/stream?timeout=4"
+
+    async def follow() -> list[tuple[float, str]]:
+        from parlour.asgi import application
+
+        talk = ApplicationCommunicator(application, _scope(path, token))
+        await talk.send_input({"type": "http.request", "body": b"", "more_body": False})
+        start = await talk.receive_output(5)
+        assert start["status"] == 200, start
+        frames = []
+        while True:
+            message = await talk.receive_output(10)
+            for line in message.get("body", b"").decode().splitlines():
+                if line.startswith("id: "):
+                    frames.append((time.monotonic(), line[4:]))
+            if not message.get("more_body", False):
+                break
+        await talk.wait(5)
+        return frames
+
+    started = time.monotonic()
+    frames = asyncio.run(follow())
+    acted, body = later.result()
+    assert acted == 200, body
+    arrived = [at - started for at, i in frames if i.split(".")[0] == str(body["sequence"])]
+    if kind == "tournament":  # ids are positions: the move is the last event
+        arrived = [frames[-1][0] - started]
+    assert arrived and ACT_AFTER <= arrived[0] < ACT_AFTER + 1.5, (arrived, frames)
+
+
+# -- the hub ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.redis
+def test_the_hub_wakes_only_the_waiters_of_the_channel_a_message_names(with_redis: str) -> None:
+    publisher = redis.Redis.from_url(with_redis)
+
+    async def run() -> tuple[list[bool], bool, int]:
+        hub = waiting.hub()
+        assert hub is not None and waiting.hub() is hub  # one per event loop
+        deadline = time.monotonic() + 5
+        while not hub.subscribed and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        assert hub.subscribed
+        with hub.listening([notify.channel(1001)]) as mover:
+            others = [hub.listening([notify.channel(2000 + i)]) for i in range(200)]
+            idle = [o.__enter__() for o in others]
+            with hub.listening([notify.channel(3001)]) as later:
+                publisher.publish(notify.channel(1001), "5")
+                woken = await mover.wait(2)
+                announced = mover.latest == b"5"
+                hub.register(later, [notify.channel(3002)])  # as a tournament's stream does
+                publisher.publish(notify.channel(3002), "1")
+                woken_later = await later.wait(2)
+                asleep = [await w.wait(0) for w in idle]
+            for o in others:
+                o.__exit__(None, None, None)
+        left = len(hub.waiters)
+        return [woken, announced, woken_later], any(asleep), left
+
+    try:
+        woken, any_other, left = asyncio.run(run())
+    finally:
+        publisher.close()
+    assert woken == [True, True, True]
+    assert not any_other, "a message woke waiters of other games"
+    assert left == 0, "a waiter that left is forgotten"
+
+
+def test_a_waiter_woken_between_two_waits_returns_at_once() -> None:
+    async def run() -> tuple[bool, float, bool]:
+        waiter = waiting.Waiter()
+        waiter.wake(b"3")  # while its owner was reading the database
+        started = time.monotonic()
+        first = await waiter.wait(5)
+        took = time.monotonic() - started
+        second = await waiter.wait(0.05)
+        return first, took, second
+
+    first, took, second = asyncio.run(run())
+    assert first and took < 0.1
+    assert not second, "a wake is seen once"

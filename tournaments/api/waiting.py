@@ -1,0 +1,401 @@
+"""Waiting without holding anything: one notification hub per process, for ASGI.
+
+Under ASGI (uvicorn workers, production) a waiting long-poll
+(``GET /games/{id}?after=N&wait=S``) or Server-Sent Events stream holds no thread,
+no database connection and no Redis connection of its own while it waits:
+
+* **One hub per process** (:class:`Hub`, made on first use in the event loop): a
+  single Redis connection ``PSUBSCRIBE``\\ d to every game's channel
+  (``parlour:game:<id>``, published by :mod:`tournaments.workers.notify` after each
+  commit).  A message wakes the :class:`Waiter`\\ s registered on its channel, and
+  only them: a dictionary look-up, whatever the number of waiters on other games.
+  A waiter is an :class:`asyncio.Event` (a future), not a thread.  A tournament's
+  stream registers on the channels of the games it knows (a table's next game is
+  dealt with its last one's last move, so it is known in time; a new round's first
+  deals are found at the next recheck).
+* **Reads in a shared thread** (:func:`run_sync`): a waiter reads the database only
+  when woken (or every :data:`RECHECK_SECONDS`, in case a message was lost), in one
+  of the event loop's few executor threads, and gives the connection back at once.
+* **The request's own thread goes** before the wait (:class:`ASGIHandler`): Django
+  keeps a thread for each ASGI request until the request ends, idle while a
+  streamed body is sent; it is let go once the middleware and the view are done.
+* **A long-poll answers through** :class:`LongPollResponse`: the DRF view
+  authenticates, checks permissions, throttles and takes the caller's slots
+  (:mod:`tournaments.api.capacity`) as always, then returns this placeholder; the
+  handler awaits the move and only then runs the view's final answer (the game as
+  the caller may see it, the same code and the same answer as under WSGI) in a
+  shared thread.
+
+The database stays the truth: a message only says "read now".  A waiter registers
+on its channel *before* it reads, so a move committed in between wakes it.  While the
+hub is not subscribed (Redis down, starting, or no ``REDIS_URL``) waiters read every
+:data:`tournaments.workers.notify.POLL_SECONDS` (long-polls) or ``PARLOUR_STREAM_POLL_SECONDS``
+(streams) instead, still without a thread of their own.
+
+Under WSGI (``runserver``, the embedded SQLite default) none of this runs: a
+long-poll or a stream keeps its request's thread, as a WSGI server must
+(:mod:`tournaments.workers.notify`, :mod:`tournaments.api.streams`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import redis
+import redis.asyncio
+from asgiref.sync import SyncToAsync, sync_to_async
+from django.core.handlers.asgi import ASGIHandler as DjangoASGIHandler
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from parlour.db import close_thread_connections
+from tournaments.api.capacity import Slots
+from tournaments.play import game_row
+from tournaments.workers import notify
+
+log = logging.getLogger(__name__)
+
+#: Seconds between a subscribed waiter's reads of the database when nothing wakes it: the
+#: safety net for a message lost (pub/sub delivers at most once).
+RECHECK_SECONDS = 3.0
+#: Seconds the hub waits before subscribing again after Redis failed.
+RECONNECT_SECONDS = 1.0
+
+_T = TypeVar("_T")
+
+
+# -- the hub ---------------------------------------------------------------------------------
+
+
+class Waiter:
+    """One request's wait on some channels: set by the hub when a message comes."""
+
+    def __init__(self) -> None:
+        self._woken = asyncio.Event()
+        #: The last message's data (a game's: its new sequence).
+        self.latest: bytes | None = None
+        #: The channels it is registered on.
+        self.channels: set[str] = set()
+
+    def wake(self, data: bytes | None) -> None:
+        self.latest = data
+        self._woken.set()
+
+    async def wait(self, timeout: float) -> bool:
+        """Until woken or ``timeout`` seconds; whether it was woken.  A wake that came
+        since the last wait returns at once (nothing is lost between reads)."""
+        if timeout > 0 and not self._woken.is_set():
+            try:
+                async with asyncio.timeout(timeout):
+                    await self._woken.wait()
+            except TimeoutError:
+                pass
+        woken = self._woken.is_set()
+        self._woken.clear()
+        return woken
+
+
+class Hub:
+    """This event loop's one Redis subscription, fanning messages out to waiters."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.waiters: dict[str, set[Waiter]] = {}
+        #: Whether Redis has confirmed the subscription (else waiters poll).
+        self.subscribed = False
+        self._task = asyncio.get_running_loop().create_task(self._listen())
+
+    def register(self, waiter: Waiter, channels: Iterable[str]) -> None:
+        """Wake ``waiter`` on messages of ``channels`` too."""
+        for name in channels:
+            self.waiters.setdefault(name, set()).add(waiter)
+            waiter.channels.add(name)
+
+    def unregister(self, waiter: Waiter) -> None:
+        for name in waiter.channels:
+            found = self.waiters.get(name)
+            if found is not None:
+                found.discard(waiter)
+                if not found:
+                    del self.waiters[name]
+        waiter.channels.clear()
+
+    @contextmanager
+    def listening(self, channels: Iterable[str]) -> Iterator[Waiter]:
+        """A waiter woken by any message on ``channels`` (and those registered later) while
+        the block runs."""
+        waiter = Waiter()
+        self.register(waiter, channels)
+        try:
+            yield waiter
+        finally:
+            self.unregister(waiter)
+
+    def _wake_everyone(self) -> None:
+        """Every waiter reads again (the subscription began or ended: messages may be lost)."""
+        for found in list(self.waiters.values()):
+            for waiter in list(found):
+                waiter.wake(None)
+
+    async def _listen(self) -> None:
+        while True:
+            client = redis.asyncio.Redis.from_url(
+                self.url,
+                socket_connect_timeout=notify.REDIS_SECONDS,
+                # A connection that died without a word is found by a PING this often.
+                health_check_interval=10,
+            )
+            pubsub = client.pubsub()
+            try:
+                await pubsub.psubscribe(f"{notify.CHANNEL_PREFIX}*")
+                while True:
+                    message = await pubsub.get_message(timeout=5.0)
+                    if message is None:
+                        continue
+                    kind = message.get("type")
+                    if kind == "psubscribe":
+                        if not self.subscribed:
+                            self.subscribed = True
+                            self._wake_everyone()
+                        continue
+                    if kind != "pmessage":
+                        continue
+                    channel = message["channel"]
+                    name = channel.decode() if isinstance(channel, bytes) else str(channel)
+                    for waiter in list(self.waiters.get(name, ())):
+                        waiter.wake(message.get("data"))
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # Redis's errors, and any other: the hub must go on
+                log.warning("notification hub: Redis failed (%r); waiters poll meanwhile", error)
+            finally:
+                was = self.subscribed
+                self.subscribed = False
+                if was:
+                    self._wake_everyone()
+                try:
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await client.aclose()
+                except Exception as error:  # closing a broken connection: nothing to do
+                    log.debug("notification hub: closing failed (%r)", error)
+            await asyncio.sleep(RECONNECT_SECONDS)
+
+    def stop(self) -> None:
+        self._task.cancel()
+
+
+_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()
+
+
+def hub() -> Hub | None:
+    """The running event loop's hub (made on first use), or ``None`` without Redis."""
+    from django.conf import settings
+
+    url = str(getattr(settings, "REDIS_URL", "") or "")
+    if not url:
+        return None
+    loop = asyncio.get_running_loop()
+    found = _hubs.get(loop)
+    if found is None or found.url != url:  # another URL: only tests change it
+        if found is not None:
+            found.stop()
+        found = _hubs[loop] = Hub(url)
+    return found
+
+
+@contextmanager
+def listening(channels: Iterable[str]) -> Iterator[tuple[Waiter, Hub | None]]:
+    """A waiter on ``channels`` (one nobody wakes without a hub) and the hub."""
+    found = hub()
+    if found is None:
+        yield Waiter(), None
+        return
+    with found.listening(channels) as waiter:
+        yield waiter, found
+
+
+def recheck_seconds(found: Hub | None, polling: float) -> float:
+    """Seconds until a waiter reads again unwoken: long while subscribed, ``polling`` else."""
+    return RECHECK_SECONDS if found is not None and found.subscribed else polling
+
+
+# -- reading in a shared thread ---------------------------------------------------------------
+
+
+def _then_close(function: Callable[..., _T], *args: Any) -> _T:
+    try:
+        return function(*args)
+    finally:
+        # A thread of the loop's executor serves every waiter: it keeps no connection.
+        close_thread_connections()
+
+
+async def run_sync(function: Callable[..., _T], *args: Any) -> _T:
+    """``function(*args)`` in one of the event loop's executor threads (a few per process,
+    shared by every waiter), its database connection given back when it returns."""
+    return await sync_to_async(_then_close, thread_sensitive=False)(function, *args)
+
+
+async def let_the_request_thread_go() -> None:
+    """End the thread Django keeps for this ASGI request (its thread-sensitive code ran
+    there: middleware and view), after giving back its database connections.
+
+    Django would keep it, idle, until the response is sent, which for a stream or a
+    long-poll is minutes.  A thread-sensitive call after this (the response's
+    ``close()``) gets a new thread, for as long as it runs.
+    """
+    await sync_to_async(close_thread_connections)()
+    context = SyncToAsync.thread_sensitive_context.get(None)
+    if context is None:
+        return
+    executor = SyncToAsync.context_to_thread_executor.pop(context, None)
+    if executor is not None:
+        executor.shutdown(wait=False)
+
+
+# -- the long-poll -----------------------------------------------------------------------------
+
+
+#: Set on the requests :class:`ASGIHandler` serves: it answers a :class:`LongPollResponse`.
+_DEFERRABLE = "parlour_long_poll_in_loop"
+
+
+def deferrable(request: HttpRequest) -> bool:
+    """Whether a long-poll of this request may wait in the event loop: it came through
+    :class:`ASGIHandler` (not WSGI, nor another ASGI handler such as the test client's)."""
+    return getattr(request, _DEFERRABLE, False) is True
+
+
+async def wait_for_move(game_id: int, after: int, timeout: float) -> None:
+    """Return once game ``game_id``'s sequence exceeds ``after`` (or it is over or gone),
+    or after ``timeout`` seconds, holding nothing meanwhile.  The caller reads the game."""
+    deadline = time.monotonic() + max(0.0, timeout)
+    with listening([notify.channel(game_id)]) as (waiter, found):
+        # Registered first: a move committed from now on wakes the waiter.
+        while not await run_sync(_moved, game_id, after):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            # Woken or not, the row decides: a message is a hint (another site sharing the
+            # Redis server has games of the same ids: pub/sub ignores Redis's databases).
+            await waiter.wait(min(recheck_seconds(found, notify.POLL_SECONDS), left))
+
+
+def _moved(game_id: int, after: int) -> bool:
+    game = game_row(game_id)
+    return game is None or game.sequence > after or game.is_over
+
+
+class LongPollResponse(StreamingHttpResponse):
+    """A long-poll that waits in the event loop; :class:`ASGIHandler` answers it.
+
+    The middleware see a streaming response (they leave its body alone and add their
+    headers); the answer sent is :meth:`resolve`'s, with those headers.
+    """
+
+    def __init__(
+        self,
+        view: APIView,
+        request: Request,
+        slots: Slots,
+        game_id: int,
+        after: int,
+        wait: float,
+        answer: Callable[[], Response],
+    ) -> None:
+        super().__init__(_nothing(), content_type="application/json")
+        self.view = view
+        self.drf_request = request
+        self.game_id = game_id
+        self.after = after
+        self.wait = wait
+        self.answer = answer
+        self.slots = slots
+
+    def close(self) -> None:
+        """The caller's slots go back when the response is closed (answered, or the client
+        went away), whatever happened."""
+        try:
+            super().close()
+        finally:
+            self.slots.release()
+
+    async def resolve(self) -> HttpResponseBase:
+        try:
+            await wait_for_move(self.game_id, self.after, self.wait)
+        except Exception as error:  # the database failing meanwhile: the answer says so
+            log.warning("long-poll of game %s: waiting failed (%r)", self.game_id, error)
+        final = await run_sync(self._final)
+        for header, value in self.items():
+            if header.lower() not in ("content-type", "content-length") and header not in final:
+                final[header] = value
+        for name, cookie in self.cookies.items():
+            final.cookies[name] = cookie
+        if isinstance(final, HttpResponse):  # as CommonMiddleware sets it on an answer at once
+            final["Content-Length"] = str(len(final.content))
+        return final
+
+    def _final(self) -> HttpResponseBase:
+        """The view's answer after the wait, as DRF's dispatch would finish it."""
+        request = self.drf_request
+        try:
+            try:
+                response: HttpResponseBase = self.answer()
+            except Exception as error:
+                response = self.view.handle_exception(error)
+            response = self.view.finalize_response(request, response)
+            render = getattr(response, "render", None)  # a DRF Response renders late
+            if callable(render):
+                response = render()
+            return response
+        except Exception as error:  # a bug: what the middleware makes of an escaping error
+            from tournaments.api.problems import exception_response
+
+            log.exception("API request %s failed", request._request.get_full_path())
+            return exception_response(request._request, error)
+
+
+async def _nothing() -> Any:
+    return
+    yield  # an empty async iterator: the body is resolve()'s
+
+
+class ASGIHandler(DjangoASGIHandler):
+    """Django's ASGI handler, which lets a request's thread go before a streamed body or a
+    long-poll's wait, and answers a :class:`LongPollResponse` once its game moved."""
+
+    def create_request(self, scope: Any, body_file: Any) -> tuple[Any, Any]:
+        request, error = super().create_request(scope, body_file)
+        if request is not None:
+            setattr(request, _DEFERRABLE, True)
+        return request, error
+
+    async def send_response(self, response: HttpResponseBase, send: Any) -> None:
+        if getattr(response, "is_async", False):
+            await let_the_request_thread_go()
+        if isinstance(response, LongPollResponse):
+            response = await response.resolve()
+        await super().send_response(response, send)
+
+
+__all__ = [
+    "ASGIHandler",
+    "Hub",
+    "LongPollResponse",
+    "Waiter",
+    "deferrable",
+    "hub",
+    "let_the_request_thread_go",
+    "listening",
+    "recheck_seconds",
+    "run_sync",
+    "wait_for_move",
+]
