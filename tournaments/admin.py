@@ -19,7 +19,7 @@ short; they share the organiser's scoping above.)
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -48,6 +48,10 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services.access import organised_clubs
+
+if TYPE_CHECKING:
+    # The stubs' name for what get_fields returns (fields and groups of fields).
+    from django.contrib.admin.options import _FieldGroups
 
 # The admin's login counts failed attempts as every other way in does (tournaments/logins.py).
 admin.site.login_form = ThrottledAdminAuthenticationForm
@@ -86,8 +90,9 @@ class GameEventAdmin(EventAdmin):
             for name in super().get_readonly_fields(request, obj)
         ]
 
-    def get_fields(self, request: HttpRequest, obj: Event | None = None) -> list[str]:
-        return self.get_readonly_fields(request, obj)
+    def get_fields(self, request: HttpRequest, obj: Event | None = None) -> _FieldGroups:
+        # A new list: get_readonly_fields's list[str] is not the stubs' list of groups.
+        return [name for name in self.get_readonly_fields(request, obj)]
 
     @admin.display(description="payload")
     def shown_payload(self, event: Event) -> Any:

@@ -360,7 +360,9 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
         if auth_header:
             headers["WWW-Authenticate"] = auth_header
         if isinstance(exc, exceptions.Throttled):
-            wait = int(exc.wait) if exc.wait is not None else 1
+            # DRF sets Throttled.wait (seconds, or None); the stubs leave it out.
+            seconds: float | None = exc.wait  # type: ignore[attr-defined]
+            wait = int(seconds) if seconds is not None else 1
             headers["Retry-After"] = str(max(wait, 1))
             extra["retry_after"] = max(wait, 1)
             detail = (

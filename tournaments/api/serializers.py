@@ -62,7 +62,9 @@ class ProblemSerializer(serializers.Serializer[Any]):
     move_index = serializers.IntegerField(
         required=False, allow_null=True, help_text="invalid-record: the first bad move."
     )
-    errors = FieldErrorSerializer(many=True, required=False)
+    # DRF's metaclass takes declared fields off the class, so this field does not
+    # shadow Serializer.errors at run time; the stubs see a class attribute.
+    errors = FieldErrorSerializer(many=True, required=False)  # type: ignore[assignment]
 
 
 class ProblemTypeSerializer(serializers.Serializer[Any]):
