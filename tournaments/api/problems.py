@@ -18,6 +18,10 @@ a validation error ``errors`` (every field's messages), a throttled request
 (:func:`not_found`, :func:`server_error`, ...) and
 :class:`~tournaments.api.middleware.ApiProblemMiddleware` cover what never
 reaches a DRF view (unknown URLs, crashes, oversized bodies).
+
+(Over 400 lines, on purpose: every error the API gives is made here, from the one
+catalogue of problem types (``_TYPES``, a fifth of the module) through DRF's handler
+to Django's; one place, so no error leaves in another shape.)
 """
 
 from __future__ import annotations
