@@ -53,6 +53,7 @@ class _LockoutMessage:
 
     def clean(self) -> dict[str, Any]:
         try:
+            # A mixin: the form class it is mixed into has clean(); mypy sees object.
             return super().clean()  # type: ignore[misc, no-any-return]
         except LoginLockedOut as locked:
             raise forms.ValidationError(locked.message, code="locked_out") from None

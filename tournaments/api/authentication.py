@@ -124,6 +124,7 @@ class ThrottledBasicAuthentication(BasicAuthentication):
             raise TooManyLogins(locked.retry_after, locked.message) from None
 
 
+# drf-spectacular's extension classes are unannotated (here and below).
 class BearerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
     """The token scheme in the OpenAPI document."""
 
