@@ -34,6 +34,9 @@ Two things a game owns besides its rules, because only the game knows them:
   given point of the game: a declared Give & Take ace is hidden from the other
   seats until its round is revealed, an Old Maid draw's card and a fan's order
   stay with their owner.  Every surface that shows events goes through it.
+
+(Just over 400 lines: one abstract class, :class:`Game`, each of whose methods
+documents its part of the contract where it is declared.)
 """
 
 from __future__ import annotations

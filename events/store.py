@@ -17,6 +17,10 @@ command's idempotency key.
 Every function takes ``using``, the database alias, so the same store runs on
 SQLite and on PostgreSQL.  The database itself refuses UPDATE, DELETE and (on
 PostgreSQL) TRUNCATE of events: see migration ``events/0002``.
+
+(Over 400 lines, on purpose: this is the store.  The append's one conditional
+``INSERT … RETURNING``, its replay of an idempotency key and the two readers share
+the row shape and the per-backend SQL, and are read and reviewed together.)
 """
 
 from __future__ import annotations

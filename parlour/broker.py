@@ -27,7 +27,9 @@ import json
 from queue import Empty
 from typing import Any
 
+from kombu.connection import Connection
 from kombu.transport import sqlalchemy as kombu_sqlalchemy
+from kombu.transport.sqlalchemy.models import metadata
 from kombu.utils.encoding import bytes_to_str
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine
@@ -61,33 +63,41 @@ def _tune_sqlite(dbapi_connection: Any, connection_record: Any) -> None:
     cursor.close()
 
 
-class Channel(kombu_sqlalchemy.Channel):  # type: ignore[misc]
+class Channel(kombu_sqlalchemy.Channel):
+    def _conninfo(self) -> tuple[Connection, str]:
+        # The Connection this channel's transport was made for, and its URL (the
+        # SQLAlchemy URL is the connection's "hostname" for this transport).
+        conninfo = self.connection.client
+        assert conninfo is not None and conninfo.hostname is not None
+        return conninfo, conninfo.hostname
+
     def _open(self) -> tuple[Engine, sessionmaker[Session]]:
         # Upstream's _open, creating the tables under SQLite's write lock: the web
         # server and the worker start together on a new file, and two unlocked
         # create_all() both see no table and one fails "table already exists".
-        hostname = self.connection.client.hostname
-        with kombu_sqlalchemy._MUTEX:
+        hostname = self._conninfo()[1]
+        # The stubs leave out the module's private lock.
+        with kombu_sqlalchemy._MUTEX:  # type: ignore[attr-defined]
             if hostname not in self._engines:
                 engine = self._engine_from_config()
                 with engine.connect() as connection:
                     if engine.dialect.name == "sqlite":
                         connection.exec_driver_sql("BEGIN IMMEDIATE")
-                    kombu_sqlalchemy.metadata.create_all(connection)
+                    metadata.create_all(connection)
                     connection.commit()
                 self._engines[hostname] = engine, sessionmaker(bind=engine)
         engines: dict[str, tuple[Engine, sessionmaker[Session]]] = self._engines
         return engines[hostname]
 
     def _engine_from_config(self) -> Engine:
-        conninfo = self.connection.client
+        conninfo, url = self._conninfo()
         options = {
             key: value
-            for key, value in conninfo.transport_options.items()
+            for key, value in (conninfo.transport_options or {}).items()
             if key not in _NOT_ENGINE_OPTIONS
         }
         engine = create_engine(
-            conninfo.hostname,
+            url,
             connect_args={"timeout": BUSY_TIMEOUT_SECONDS},
             **options,
         )
@@ -100,15 +110,17 @@ class Channel(kombu_sqlalchemy.Channel):  # type: ignore[misc]
         # queue (the web server's first publish and the worker's first poll):
         # the loser's insert fails on the unique name, and then the row is there.
         try:
-            return super()._get_or_create(queue)
+            # The stubs leave out this private upstream method.
+            return super()._get_or_create(queue)  # type: ignore[misc]
         except IntegrityError:
             self.session.rollback()
             return self.session.query(self.queue_cls).filter(self.queue_cls.name == queue).one()
 
-    def _get(self, queue: str) -> Any:
+    # The signature of upstream's sqlalchemy Channel._get (its stub ignores the same).
+    def _get(self, queue: str) -> Any:  # type: ignore[override]
         # Upstream's _get, deleting the row it takes instead of hiding it.
         obj = self._get_or_create(queue)
-        if self.session.bind.name == "sqlite":
+        if self.session.get_bind().dialect.name == "sqlite":
             self.session.execute(text("BEGIN IMMEDIATE TRANSACTION"))
         try:
             msg = (
@@ -130,6 +142,6 @@ class Channel(kombu_sqlalchemy.Channel):  # type: ignore[misc]
             self.session.commit()
 
 
-class Transport(kombu_sqlalchemy.Transport):  # type: ignore[misc]
+class Transport(kombu_sqlalchemy.Transport):
     Channel = Channel
     polling_interval = POLLING_INTERVAL

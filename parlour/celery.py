@@ -29,8 +29,8 @@ DEMO_TASK = "tournaments.tasks.keep_demo_live"
 DEMO_CHECK_SECONDS = 5.0
 
 
-@task_prerun.connect  # type: ignore[untyped-decorator]
-@task_postrun.connect  # type: ignore[untyped-decorator]
+@task_prerun.connect
+@task_postrun.connect
 def close_old_database_connections(sender: Any = None, **kwargs: Any) -> None:
     """Around each task, what Django does around each request: close this process's
     database connections that are older than ``DATABASE_CONN_MAX_AGE`` or unusable
@@ -47,7 +47,7 @@ def close_old_database_connections(sender: Any = None, **kwargs: Any) -> None:
     close_old_connections()
 
 
-@app.on_after_configure.connect  # type: ignore[untyped-decorator]
+@app.on_after_configure.connect
 def schedule_sweep(sender: Celery, **kwargs: Any) -> None:
     """Put the sweep on beat's schedule, every ``PARLOUR_SWEEP_SECONDS``."""
     from django.conf import settings

@@ -6,6 +6,10 @@ Production sets ``DATABASE_URL`` (PostgreSQL), ``CELERY_BROKER_URL`` and
 ``REDIS_URL`` (Redis), ``DEBUG=false`` and a ``SECRET_KEY``.  Every value is read
 by a strict helper from :mod:`parlour.env`: a bad one stops start-up with a
 message that says what is accepted.
+
+(Over 400 lines, on purpose: Django reads one settings module, and each setting
+here sits next to the environment variable and the reason that set it; splitting
+it would only hide which value wins.)
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ short; they share the organiser's scoping above.)
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -48,6 +48,14 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services.access import organised_clubs
+
+if TYPE_CHECKING:
+    # The stubs' name for what get_fields returns (fields and groups of fields).
+    from django.contrib.admin.options import _FieldGroups
+
+# ModelAdmin, the inlines and ModelForm are generic in the stubs only: a class base here is
+# evaluated, and subscripting it at run time needs django_stubs_ext.monkeypatch() (a run-time
+# dependency the app does not take), so each class below says ignore[type-arg].
 
 # The admin's login counts failed attempts as every other way in does (tournaments/logins.py).
 admin.site.login_form = ThrottledAdminAuthenticationForm
@@ -86,8 +94,9 @@ class GameEventAdmin(EventAdmin):
             for name in super().get_readonly_fields(request, obj)
         ]
 
-    def get_fields(self, request: HttpRequest, obj: Event | None = None) -> list[str]:
-        return self.get_readonly_fields(request, obj)
+    def get_fields(self, request: HttpRequest, obj: Event | None = None) -> _FieldGroups:
+        # A new list: get_readonly_fields's list[str] is not the stubs' list of groups.
+        return [name for name in self.get_readonly_fields(request, obj)]
 
     @admin.display(description="payload")
     def shown_payload(self, event: Event) -> Any:
@@ -159,7 +168,7 @@ class OrganiserAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     def formfield_for_foreignkey(
         self, db_field: Any, request: HttpRequest, **kwargs: Any
-    ) -> forms.ModelChoiceField | None:  # type: ignore[type-arg]
+    ) -> forms.ModelChoiceField[Any] | None:
         clubs = _clubs(request)
         limits = {Club: "pk__in", Player: "club__in", Tournament: "club__in"}
         if db_field.related_model in limits:
@@ -186,7 +195,7 @@ def _check(use_case: Callable[[], object]) -> None:
 
 
 def _run_action(
-    admin_: admin.ModelAdmin,  # type: ignore[type-arg]
+    admin_: admin.ModelAdmin[Any],
     request: HttpRequest,
     rows: QuerySet[Any],
     use_case: Callable[[Any], str],
@@ -233,7 +242,7 @@ class PlayerForm(forms.ModelForm):  # type: ignore[type-arg]
         return data
 
 
-def _save_player(request: HttpRequest, form: forms.ModelForm, player: Player) -> None:  # type: ignore[type-arg]
+def _save_player(request: HttpRequest, form: forms.ModelForm[Player], player: Player) -> None:
     """Save an admin form's player; its login changes through the service (checked, logged)."""
     wanted = player.user
     if player.pk is None or "user" in form.changed_data:
@@ -293,7 +302,7 @@ class PlayerAdmin(OrganiserAdmin):
         self,
         request: HttpRequest,
         obj: Player,
-        form: forms.ModelForm,  # type: ignore[type-arg]
+        form: forms.ModelForm[Player],
         change: bool,
     ) -> None:
         _save_player(request, form, obj)

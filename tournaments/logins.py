@@ -20,8 +20,8 @@ from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.models import User
 from django.http import HttpRequest
 
 from tournaments.api.throttling import LoginLockedOut, login_attempt
@@ -36,7 +36,7 @@ class ThrottledModelBackend(ModelBackend):
         username: str | None = None,
         password: str | None = None,
         **kwargs: Any,
-    ) -> AbstractBaseUser | None:
+    ) -> User | None:
         if username is None:
             username = kwargs.get(get_user_model().USERNAME_FIELD)
         if username is None or password is None:
@@ -53,6 +53,7 @@ class _LockoutMessage:
 
     def clean(self) -> dict[str, Any]:
         try:
+            # A mixin: the form class it is mixed into has clean(); mypy sees object.
             return super().clean()  # type: ignore[misc, no-any-return]
         except LoginLockedOut as locked:
             raise forms.ValidationError(locked.message, code="locked_out") from None

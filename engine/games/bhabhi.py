@@ -20,6 +20,9 @@ The state is one frozen value of tuples.  ``phase`` says where the deal is:
 ``draw``   the lead holder's hand is empty after a clean trick: the chance
            move ``draw_discard`` is due, the trick still on the table;
 ``over``   ``loser`` lost.
+
+(Over 400 lines, on purpose: one module per game owns all of the game's facts,
+its rules, metadata and what each viewer may see, as OpenSpiel's games do.)
 """
 
 from __future__ import annotations

@@ -17,6 +17,9 @@ State layout: pile ``2*s`` is seat ``s``'s left pile, ``2*s + 1`` its right
 pile.  ``down`` holds each pile's face-down cards bottom first (the last item is
 the top, turned next); ``up`` holds its face-up cards in the order they were
 turned (the last item is the top of the pile).  The reserve is kept top first.
+
+(Over 400 lines, on purpose: one module per game owns all of the game's facts,
+its rules, metadata and what each viewer may see, as OpenSpiel's games do.)
 """
 
 from __future__ import annotations

@@ -26,6 +26,9 @@ Legal actions: the drawer's draws at every index (without ``"card"``: the
 drawer cannot know it) and, for every seat holding cards, ONE representative
 ``arrange``: the fan sorted by rank (2 … A) then suit (S H D C).  Any other
 permutation of the seat's own fan is accepted too.
+
+(Over 400 lines, on purpose: one module per game owns all of the game's facts,
+its rules, metadata and what each viewer may see, as OpenSpiel's games do.)
 """
 
 from __future__ import annotations

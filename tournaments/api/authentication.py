@@ -119,11 +119,12 @@ class ThrottledBasicAuthentication(BasicAuthentication):
         self, userid: str, password: str, request: Request | None = None
     ) -> tuple[Any, None]:
         try:
-            return super().authenticate_credentials(userid, password, request)  # type: ignore[no-any-return]
+            return super().authenticate_credentials(userid, password, request)
         except LoginLockedOut as locked:
             raise TooManyLogins(locked.retry_after, locked.message) from None
 
 
+# drf-spectacular's extension classes are unannotated (here and below).
 class BearerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
     """The token scheme in the OpenAPI document."""
 

@@ -18,6 +18,10 @@ a validation error ``errors`` (every field's messages), a throttled request
 (:func:`not_found`, :func:`server_error`, ...) and
 :class:`~tournaments.api.middleware.ApiProblemMiddleware` cover what never
 reaches a DRF view (unknown URLs, crashes, oversized bodies).
+
+(Over 400 lines, on purpose: every error the API gives is made here, from the one
+catalogue of problem types (``_TYPES``, a fifth of the module) through DRF's handler
+to Django's; one place, so no error leaves in another shape.)
 """
 
 from __future__ import annotations
@@ -360,7 +364,9 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
         if auth_header:
             headers["WWW-Authenticate"] = auth_header
         if isinstance(exc, exceptions.Throttled):
-            wait = int(exc.wait) if exc.wait is not None else 1
+            # DRF sets Throttled.wait (seconds, or None); the stubs leave it out.
+            seconds: float | None = exc.wait  # type: ignore[attr-defined]
+            wait = int(seconds) if seconds is not None else 1
             headers["Retry-After"] = str(max(wait, 1))
             extra["retry_after"] = max(wait, 1)
             detail = (

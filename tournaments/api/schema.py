@@ -23,6 +23,7 @@ class ProblemAutoSchema(AutoSchema):
 
         responses: dict[str, Any] = super()._get_response_bodies(direction)
         if "default" not in responses:
+            # drf-spectacular leaves this method unannotated.
             problem = self._get_response_for_code(  # type: ignore[no-untyped-call]
                 ProblemSerializer, "default", (PROBLEM_CONTENT_TYPE,), direction
             )

@@ -39,7 +39,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.core.cache import BaseCache, caches
 from django.core.cache.backends.redis import RedisCache
@@ -53,6 +53,12 @@ log = logging.getLogger(__name__)
 
 #: Seconds of each period a rate may name, by its first letter (as DRF parses rates).
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def configured_rates() -> dict[str, str | None]:
+    """``DEFAULT_THROTTLE_RATES`` as it is now: a scope's ``N/period``, or ``None``."""
+    # The DRF stubs type the rates as numbers; DRF's own reading (and ours) is strings.
+    return cast("dict[str, str | None]", api_settings.DEFAULT_THROTTLE_RATES)
 
 
 def parse_rate(rate: str) -> tuple[int, int]:
@@ -106,7 +112,7 @@ class RateLimits(BaseThrottle):
     def limits(self, request: Request) -> list[Limit]:
         """The limits that apply to ``request``, at the rates configured now."""
         # Read the settings per request, not at import, so a changed setting takes effect.
-        rates: dict[str, str | None] = api_settings.DEFAULT_THROTTLE_RATES
+        rates = configured_rates()
         address = str(self.get_ident(request))
         user = request.user
         if user is not None and user.is_authenticated:
@@ -129,7 +135,7 @@ class RateLimits(BaseThrottle):
     def view_limits(self, request: Request, view: Any) -> list[Limit]:
         """The limit of ``view``'s own ``throttle_scope`` (costly views), per address."""
         scope = getattr(view, "throttle_scope", None)
-        rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope) if scope else None
+        rate = configured_rates().get(scope) if scope else None
         if rate is None:
             return []
         requests, period = parse_rate(rate)

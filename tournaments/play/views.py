@@ -156,11 +156,15 @@ def stored_payload_as_spectator(stream: str, sequence: int, payload: Any) -> Any
     if not isinstance(payload, Mapping) or "seed" not in payload:
         return payload
     if payload.get("type") == "round_seed":
-        public = Round.objects.filter(
-            tournament_id=payload.get("tournament"),
-            number=payload.get("round"),
-            status=Round.Status.FINISHED,
-        ).exists()
+        # A seed event without its round names no round: none is finished.
+        tournament_id, number = payload.get("tournament"), payload.get("round")
+        public = (
+            tournament_id is not None
+            and number is not None
+            and Round.objects.filter(
+                tournament_id=tournament_id, number=number, status=Round.Status.FINISHED
+            ).exists()
+        )
     elif payload.get("type") == "table_seed" and stream.split("-", 1)[-1].isdecimal():
         dealt = Game.objects.filter(
             table_id=int(stream.split("-", 1)[1]), number_in_series=payload.get("game_number")

@@ -10,6 +10,9 @@ Page data: standings rows with points per round, a player's rating history (a re
 of the club's finished tables), a finished game move by move, the organiser's list of
 timeouts, where a tournament's live stream starts.  It reads ``events.models`` for two
 positions in the store (where a tournament's stream starts, its timeouts).
+
+(Just over 400 lines: one function a page's read, each standing alone over the
+services; a page whose read grows takes its own module.)
 """
 
 from __future__ import annotations

@@ -66,14 +66,21 @@ TASK_NAMES = frozenset(
         "keep_demo_live",
     )
 )
-RETRY = {"autoretry_for": RETRY_ON, "max_retries": 5, "retry_backoff": 0.2, "retry_jitter": True}
+# Any: shared_task's options are keywords of several types.  (Celery reads
+# retry_backoff as int(max(1.0, value)): 0.2 is a backoff factor of 1 s.)
+RETRY: dict[str, Any] = {
+    "autoretry_for": RETRY_ON,
+    "max_retries": 5,
+    "retry_backoff": 0.2,
+    "retry_jitter": True,
+}
 
 #: A timeout task that arrives this close before its deadline waits for it;
 #: one that arrives earlier is queued again for the deadline.
 EARLY_WAIT_SECONDS = 2.0
 
 
-@shared_task(name="tournaments.tasks.bot_move", **RETRY)  # type: ignore[untyped-decorator]
+@shared_task(name="tournaments.tasks.bot_move", **RETRY)
 def bot_move(game_id: int, expected_sequence: int) -> int | None:
     """One bot move in game ``game_id`` if it is still at ``expected_sequence``.
 
@@ -84,7 +91,7 @@ def bot_move(game_id: int, expected_sequence: int) -> int | None:
     return None if result is None or result.replayed else result.sequence
 
 
-@shared_task(name="tournaments.tasks.forced_move", **RETRY)  # type: ignore[untyped-decorator]
+@shared_task(name="tournaments.tasks.forced_move", **RETRY)
 def forced_move(game_id: int, expected_sequence: int) -> int | None:
     """A person's forced move in game ``game_id`` if it is still at ``expected_sequence``.
 
@@ -94,7 +101,7 @@ def forced_move(game_id: int, expected_sequence: int) -> int | None:
     return None if result is None or result.replayed else result.sequence
 
 
-@shared_task(name="tournaments.tasks.timeout", bind=True, **RETRY)  # type: ignore[untyped-decorator]
+@shared_task(name="tournaments.tasks.timeout", bind=True, **RETRY)
 def timeout(self: Any, game_id: int, seat: int, expected_sequence: int) -> int | None:
     """Apply ``seat``'s timeout in game ``game_id`` at its deadline, if at ``expected_sequence``.
 
@@ -118,20 +125,20 @@ def timeout(self: Any, game_id: int, seat: int, expected_sequence: int) -> int |
     return None if result is None else result.sequence
 
 
-@shared_task(name="tournaments.tasks.advance_tournament", **RETRY)  # type: ignore[untyped-decorator]
+@shared_task(name="tournaments.tasks.advance_tournament", **RETRY)
 def advance_tournament(tournament_id: int) -> int | None:
     """Begin the next round of a tournament of bots whose round just finished; its number."""
     round_ = advance_bot_tournament(tournament_id)
     return None if round_ is None else round_.number
 
 
-@shared_task(name="tournaments.tasks.sweep", **RETRY)  # type: ignore[untyped-decorator]
+@shared_task(name="tournaments.tasks.sweep", **RETRY)
 def sweep() -> dict[str, Any]:
     """Apply expired deadlines and queue stalled bots' moves again (celery beat runs it)."""
     return run_sweep().as_dict()
 
 
-@shared_task(name="tournaments.tasks.keep_demo_live", **RETRY)  # type: ignore[untyped-decorator]
+@shared_task(name="tournaments.tasks.keep_demo_live", **RETRY)
 def keep_demo_live() -> int | None:
     """Begin the next demo tournament when it is due (beat, with ``PARLOUR_DEMO_LIVE``)."""
     from tournaments.demo import keep_demo_live as keep

@@ -24,7 +24,7 @@ def id_param(name: str, description: str) -> OpenApiParameter:
 def paginate(view: APIView, request: Request, items: Any, data: Any) -> Response:
     """A page of ``items`` shown by ``data(page)``, in the common envelope."""
     paginator = Pagination()
-    page = paginator.paginate_queryset(items, request, view=view)
+    page: list[Any] | None = paginator.paginate_queryset(items, request, view=view)
     return paginator.get_paginated_response(data(page if page is not None else items))
 
 

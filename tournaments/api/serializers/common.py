@@ -1,0 +1,54 @@
+"""Serializers every resource shares: the problem documents, and the games' enum."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from engine.registry import game_ids
+
+#: The games registered when the API's schema is made (its enums); validation asks the
+#: registry each time (:func:`engine.registry.game_ids`), so a game registered later counts.
+GAME_IDS = game_ids()
+
+
+# -- problems --------------------------------------------------------------------------------------
+
+
+class FieldErrorSerializer(serializers.Serializer[Any]):
+    field = serializers.CharField(help_text="The field at fault ('' for the whole body).")
+    detail = serializers.CharField()
+
+
+class ProblemSerializer(serializers.Serializer[Any]):
+    """An RFC 9457 problem document (``application/problem+json``)."""
+
+    type = serializers.CharField(help_text="The problem type: GET it for its description.")
+    title = serializers.CharField()
+    status = serializers.IntegerField()
+    detail = serializers.CharField(help_text="What is wrong this time, and how to fix it.")
+    field = serializers.CharField(
+        allow_null=True, help_text="The input at fault (body field or header), or null."
+    )
+    instance = serializers.CharField(required=False, help_text="The request path.")
+    current_sequence = serializers.IntegerField(
+        required=False, help_text="conflict: the game's sequence now."
+    )
+    expected_sequence = serializers.IntegerField(
+        required=False, help_text="conflict: the sequence the request expected."
+    )
+    retry_after = serializers.IntegerField(required=False, help_text="throttled: seconds to wait.")
+    move_index = serializers.IntegerField(
+        required=False, allow_null=True, help_text="invalid-record: the first bad move."
+    )
+    # DRF's metaclass takes declared fields off the class, so this field does not
+    # shadow Serializer.errors at run time; the stubs see a class attribute.
+    errors = FieldErrorSerializer(many=True, required=False)  # type: ignore[assignment]
+
+
+class ProblemTypeSerializer(serializers.Serializer[Any]):
+    type = serializers.CharField()
+    title = serializers.CharField()
+    status = serializers.IntegerField()
+    description = serializers.CharField()

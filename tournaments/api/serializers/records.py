@@ -1,0 +1,34 @@
+"""Serializers of portable game records (RECORD.md) and their checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+
+class RecordSerializer(serializers.Serializer[Any]):
+    """A portable game record (RECORD.md)."""
+
+    format = serializers.CharField()
+    game = serializers.CharField()
+    seats = serializers.IntegerField()
+    players = serializers.ListField(child=serializers.CharField())
+    dealer = serializers.IntegerField()
+    options = serializers.DictField()
+    deck = serializers.ListField(child=serializers.CharField())
+    moves = serializers.ListField(child=serializers.DictField())
+    result = serializers.JSONField(allow_null=True)
+    shuffle = serializers.DictField(required=False)
+
+
+class RecordCheckSerializer(serializers.Serializer[Any]):
+    valid = serializers.BooleanField()
+    game = serializers.CharField()
+    seats = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    result = serializers.JSONField(allow_null=True)
+    over = serializers.BooleanField()
+    shuffle_verified = serializers.BooleanField(
+        help_text="Whether a revealed seed was checked against its commitment and the deck."
+    )

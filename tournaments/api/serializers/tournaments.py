@@ -1,0 +1,227 @@
+"""Serializers of tournaments, their registrations and check-ins, rounds and tables' seats,
+standings and ratings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from engine.registry import game_ids
+from tournaments import services
+from tournaments.api.serializers.common import GAME_IDS
+from tournaments.models import CheckIn, Registration, Round, Table, TableSeat, Tournament
+
+# -- tournaments -----------------------------------------------------------------------------------
+
+
+class SeriesSerializer(serializers.Serializer[Any]):
+    kind = serializers.ChoiceField(choices=["first_to", "losses", "place_points"])
+    target = serializers.IntegerField(min_value=1)
+    points = serializers.ListField(
+        child=serializers.FloatField(), required=False, allow_null=True, min_length=1
+    )
+    deal_limit = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        allow_null=True,
+        help_text="first_to only, off (absent or null) by default: the most deals a table's"
+        " series may last. A series that reaches it ends there and is placed by round wins"
+        " so far, equal wins sharing a place.",
+    )
+
+
+class TournamentSerializer(serializers.ModelSerializer[Tournament]):
+    series = SeriesSerializer(read_only=True)
+    current_round = serializers.SerializerMethodField(
+        help_text="The number of the last round seated or played (0 before round 1)."
+    )
+
+    class Meta:
+        model = Tournament
+        # The settings an organiser may change (one list, in the service), then the state.
+        fields = ["id", "club", *services.SETTINGS, "status", "current_round", "created_at"]
+        read_only_fields = fields
+
+    def get_current_round(self, tournament: Tournament) -> int:
+        numbers = [r.number for r in tournament.round_set.all()]
+        return max(numbers, default=0)
+
+
+class TournamentCreateSerializer(serializers.Serializer[Any]):
+    club = serializers.IntegerField(min_value=1)
+    name = serializers.CharField(max_length=120)
+    game = serializers.ChoiceField(choices=GAME_IDS)
+    rounds = serializers.IntegerField(min_value=1, max_value=100)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        game = self.fields["game"]
+        assert isinstance(game, serializers.ChoiceField)
+        game.choices = game_ids()
+
+    series = SeriesSerializer(required=False, allow_null=True, default=None)
+    table_min = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+    table_max = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+    table_preferred = serializers.IntegerField(
+        min_value=1, required=False, allow_null=True, default=None
+    )
+    seating_mode = serializers.ChoiceField(
+        choices=Tournament.SeatingMode.choices, default=Tournament.SeatingMode.MIXING
+    )
+    turn_seconds = serializers.IntegerField(
+        min_value=1, max_value=86_400, required=False, allow_null=True, default=None
+    )
+    timeouts_to_bot = serializers.IntegerField(min_value=0, max_value=100, default=0)
+    duplicate_deals = serializers.BooleanField(default=False)
+
+
+class RegistrationSerializer(serializers.ModelSerializer[Registration]):
+    player_name = serializers.CharField(source="player.name", read_only=True)
+
+    class Meta:
+        model = Registration
+        fields = ["id", "player", "player_name", "from_round", "dropped_after", "registered_at"]
+        read_only_fields = fields
+
+
+class RegisterSerializer(serializers.Serializer[Any]):
+    player = serializers.IntegerField(min_value=1)
+    from_round = serializers.IntegerField(
+        min_value=1, required=False, allow_null=True, default=None
+    )
+
+
+class CheckInSerializer(serializers.ModelSerializer[CheckIn]):
+    class Meta:
+        model = CheckIn
+        fields = ["id", "player", "round_number", "at"]
+        read_only_fields = fields
+
+
+class CheckInCreateSerializer(serializers.Serializer[Any]):
+    player = serializers.IntegerField(min_value=1)
+    round_number = serializers.IntegerField(
+        min_value=1, required=False, allow_null=True, default=None
+    )
+
+
+class PlayerRefSerializer(serializers.Serializer[Any]):
+    player = serializers.IntegerField(min_value=1)
+
+
+class FixedSerializer(serializers.Serializer[Any]):
+    player = serializers.IntegerField(min_value=1)
+    table = serializers.IntegerField(min_value=1, help_text="Table number, 1 first.")
+
+
+class StartRoundSerializer(serializers.Serializer[Any]):
+    auto_check_in = serializers.BooleanField(
+        default=False, help_text="Seat every active registered player, checked in or not."
+    )
+    fixed = FixedSerializer(many=True, required=False, default=list)
+    apart = serializers.ListField(
+        child=serializers.ListField(
+            child=serializers.IntegerField(min_value=1), min_length=2, max_length=2
+        ),
+        required=False,
+        default=list,
+        help_text="Pairs of player ids who must not share a table.",
+    )
+
+
+class SwapSerializer(serializers.Serializer[Any]):
+    players = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        min_length=2,
+        max_length=2,
+        help_text="The two players to exchange (seat for seat, or a seat for a bye).",
+    )
+
+
+class SeatSerializer(serializers.ModelSerializer[TableSeat]):
+    name = serializers.CharField(source="player.name", read_only=True)
+    is_bot = serializers.BooleanField(source="player.is_bot", read_only=True)
+
+    class Meta:
+        model = TableSeat
+        fields = ["seat", "player", "name", "is_bot", "autoplay"]
+        read_only_fields = fields
+
+
+class TableSummarySerializer(serializers.ModelSerializer[Table]):
+    seats = SeatSerializer(many=True, read_only=True)
+    placings = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        allow_null=True,
+        read_only=True,
+        help_text="Once finished: groups of seats, best first (a group shares its place).",
+    )
+
+    class Meta:
+        model = Table
+        fields = ["id", "number", "first_dealer", "status", "placings", "next_commitment", "seats"]
+        read_only_fields = fields
+
+
+class RoundSerializer(serializers.ModelSerializer[Round]):
+    tables = TableSummarySerializer(many=True, read_only=True)
+    byes = serializers.ListField(child=serializers.IntegerField(), read_only=True)
+    seed = serializers.SerializerMethodField(help_text="The duplicate-deal seed once finished.")
+    client_seeds = serializers.SerializerMethodField(
+        help_text="Duplicate deals, once finished: the client seeds of every player of the"
+        " round (by player id) frozen as it began, which every deck of the round mixes in"
+        " (docs/fairness.md); null otherwise."
+    )
+
+    class Meta:
+        model = Round
+        fields = [
+            "number",
+            "status",
+            "byes",
+            "commitment",
+            "seed",
+            "client_seeds",
+            "started_at",
+            "finished_at",
+            "tables",
+        ]
+        read_only_fields = fields
+
+    def get_seed(self, round_: Round) -> str:
+        return round_.seed if round_.status == Round.Status.FINISHED else ""
+
+    def get_client_seeds(self, round_: Round) -> list[str] | None:
+        # Shown with the seed: what docs/fairness_check.py --round needs to derive the decks.
+        if round_.status != Round.Status.FINISHED or not round_.commitment:
+            return None
+        return services.round_contributions(round_)
+
+
+# -- standings and ratings -------------------------------------------------------------------------
+
+
+class StandingSerializer(serializers.Serializer[Any]):
+    rank = serializers.IntegerField()
+    player = serializers.IntegerField()
+    name = serializers.CharField()
+    points = serializers.CharField(help_text="Exact points as a fraction, e.g. '5/2'.")
+    points_value = serializers.FloatField()
+    opponents_points = serializers.CharField()
+    head_to_head = serializers.IntegerField()
+    last_places = serializers.IntegerField()
+    played = serializers.IntegerField()
+    byes = serializers.IntegerField()
+    dropped = serializers.BooleanField()
+
+
+class RatingSerializer(serializers.Serializer[Any]):
+    rank = serializers.IntegerField()
+    player = serializers.IntegerField()
+    name = serializers.CharField()
+    game = serializers.CharField()
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    ordinal = serializers.FloatField()
+    display = serializers.IntegerField()
