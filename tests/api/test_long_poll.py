@@ -314,7 +314,7 @@ def test_a_change_is_published_on_the_games_channel_with_its_sequence(with_redis
     finally:
         listener.close()
     assert message is not None
-    assert message["channel"] == b"parlour:game:424242" and message["data"] == b"17"
+    assert message["channel"] == notify.channel(424242).encode() and message["data"] == b"17"
 
 
 def test_publishing_without_redis_or_to_a_redis_that_is_down_never_raises(

@@ -6,7 +6,7 @@ no database connection and no Redis connection of its own while it waits:
 
 * **One hub per process** (:class:`Hub`, made on first use in the event loop): a
   single Redis connection ``PSUBSCRIBE``\\ d to every game's channel
-  (``parlour:game:<id>``, published by :mod:`tournaments.workers.notify` after each
+  (``parlour:<db>:game:<id>``, published by :mod:`tournaments.workers.notify` after each
   commit).  A message wakes the :class:`Waiter`\\ s registered on its channel, and
   only them: a dictionary look-up, whatever the number of waiters on other games.
   A waiter is an :class:`asyncio.Event` (a future), not a thread.  A tournament's
@@ -155,7 +155,7 @@ class Hub:
             )
             pubsub = client.pubsub()
             try:
-                await pubsub.psubscribe(f"{notify.CHANNEL_PREFIX}*")
+                await pubsub.psubscribe(f"{notify.channel_prefix()}*")
                 while True:
                     message = await pubsub.get_message(timeout=5.0)
                     if message is None:
@@ -351,7 +351,8 @@ class LongPollResponse(StreamingHttpResponse):
                 response: HttpResponseBase = self.answer()
             except Exception as error:
                 response = self.view.handle_exception(error)
-            response = self.view.finalize_response(request, response)
+            # DRF's stubs say Response; it finishes any HttpResponse (a problem too).
+            response = self.view.finalize_response(request, response)  # type: ignore[arg-type]
             render = getattr(response, "render", None)  # a DRF Response renders late
             if callable(render):
                 response = render()

@@ -8,7 +8,9 @@ whatever process made it: a web request, a worker's bot move or timeout.
 number, the game is over, or the time is up.
 
 * With Redis (``settings.REDIS_URL`` set) a change is ``PUBLISH``\\ ed on the
-  channel ``parlour:game:<id>`` with the new sequence as the message.  A waiter
+  channel ``parlour:<db>:game:<id>`` with the new sequence as the message (``<db>``:
+  the Redis database of ``REDIS_URL``; pub/sub ignores Redis's databases, so without
+  it two sites or test runs sharing one Redis server would wake each other's waiters).  A waiter
   subscribes first and only then reads the game's row, so a move committed
   between the two is seen one way or the other.  Pub/sub delivers at most once
   (a message sent while Redis restarts is lost), so the waiter also reads the
@@ -23,10 +25,12 @@ here holds a transaction open while it waits (the web requests are not atomic).
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import redis
 from django.conf import settings
@@ -39,8 +43,6 @@ from tournaments.play import game_row
 
 log = logging.getLogger(__name__)
 
-#: A game's channel is this prefix and the game's id.
-CHANNEL_PREFIX = "parlour:game:"
 #: Seconds between reads of the game's row when there is no Redis to tell us.
 POLL_SECONDS = 0.1
 #: Seconds between reads of the game's row while subscribed (in case a message is lost).
@@ -55,9 +57,22 @@ _client_lock = threading.Lock()
 _client: tuple[str, redis.Redis] | None = None
 
 
+def channel_prefix() -> str:
+    """A game's channel is this prefix and the game's id: ``parlour:<db>:game:``, where
+    ``<db>`` is the Redis database of ``settings.REDIS_URL`` (0 when it names none)."""
+    return _prefix_of(str(settings.REDIS_URL or ""))
+
+
+@functools.lru_cache(maxsize=8)
+def _prefix_of(url: str) -> str:
+    path = urlsplit(url).path.strip("/")
+    database = int(path) if path.isdecimal() else 0
+    return f"parlour:{database}:game:"
+
+
 def channel(game_id: int) -> str:
     """The pub/sub channel of game ``game_id``."""
-    return f"{CHANNEL_PREFIX}{game_id}"
+    return f"{channel_prefix()}{game_id}"
 
 
 def _redis() -> redis.Redis | None:

@@ -148,7 +148,7 @@ class GameDetailView(APIView):
         responses=GameViewSerializer,
         tags=["games"],
     )
-    def get(self, request: Request, game_id: int) -> Response:
+    def get(self, request: Request, game_id: int) -> Response | waiting.LongPollResponse:
         access = game_access(request, game_id)  # 404 before any waiting
         after = self._after(request)
         wait = self._wait(request)
