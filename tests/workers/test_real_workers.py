@@ -21,6 +21,7 @@ from django.db import connections
 from engine.record import import_record
 from engine.registry import get_game
 from events.store import StoredEvent
+from tests.factories import begin_round, bot_game, events, running_game, seat_of, table_tournament
 from tests.workers.conftest import (
     BROKER_DB,
     WORKER_DATABASES,
@@ -31,14 +32,6 @@ from tests.workers.conftest import (
     redis_at,
     wait_for,
     worker_alias,
-)
-from tests.workers.tables import (
-    begin_next_round,
-    bot_game,
-    events,
-    running_game,
-    seat_of,
-    tournament,
 )
 from tournaments import play as service
 from tournaments.models import Game, Round, Tournament
@@ -87,14 +80,14 @@ def test_a_game_of_bots_plays_to_the_end_on_its_own(worker: Worker) -> None:
 
 
 def test_a_tournament_of_bots_plays_to_the_end_on_its_own(worker: Worker) -> None:
-    night, _ = tournament(
+    night, _ = table_tournament(
         "bhabhi",
         bots=["random", "heuristic", "heuristic", "random"],
         rounds=2,
         series={"kind": "losses", "target": 2},
         turn_seconds=30,
     )
-    begin_next_round(night)  # the organiser's one step; the workers do the rest
+    begin_round(night)  # the organiser's one step; the workers do the rest
     wait_for(
         lambda: Tournament.objects.get(pk=night.pk).status == Tournament.Status.FINISHED,
         timeout=90,
@@ -112,10 +105,10 @@ def test_a_tournament_of_bots_plays_to_the_end_on_its_own(worker: Worker) -> Non
 def test_a_person_who_does_not_act_gets_the_timeout_action_at_the_deadline(
     worker: Worker,
 ) -> None:
-    night, players = tournament(
+    night, players = table_tournament(
         "bhabhi", people=1, bots=["heuristic", "heuristic"], turn_seconds=1, timeouts_to_bot=2
     )
-    begin_next_round(night)
+    begin_round(night)
     game = running_game(night)
     person = seat_of(game, players["person 0"])
     deadlines: dict[int, datetime] = {}  # sequence -> the person's deadline then
