@@ -15,7 +15,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tests.workers.conftest import ROOT, wait_for
+from tests.waiting import wait_for
+from tests.workers.conftest import ROOT
 
 PRODUCE = """
 import sys
