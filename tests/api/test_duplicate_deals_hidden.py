@@ -34,6 +34,7 @@ from django.test import Client
 from engine.registry import get_game
 from engine.series import SeriesFormat
 from events import store
+from tests import factories
 from tests.factories import ClubWorld, seat_of_name
 from tests.service.play import step
 from tournaments import services
@@ -49,21 +50,20 @@ DATA_CARD = re.compile(r'data-card="([2-9TJQKA][SHDC])"')
 def setup_round(world: ClubWorld) -> tuple[Tournament, Round, list[Game], list[Game]]:
     """The round begun: (fast table's games, slow table's games), the fast one played out."""
     bots = [services.add_player(world.club, f"Bot {i}", bot_level="random") for i in range(2)]
-    tournament = services.create_tournament(
+    fast = [world.players["alice"], *bots]
+    slow = [world.players[name] for name in ("bob", "carol", "dave")]
+    tournament = factories.tournament(
         world.club,
-        "Duplicate night",
-        "old_maid",
-        1,
+        fast + slow,
+        game="old_maid",
+        rounds=1,
+        name="Duplicate night",
         series=SeriesFormat("losses", 2),
+        check_in=True,
         table_min=3,
         table_max=3,
         duplicate_deals=True,
     )
-    fast = [world.players["alice"], *bots]
-    slow = [world.players[name] for name in ("bob", "carol", "dave")]
-    for player in fast + slow:
-        services.register(tournament, player)
-        services.check_in(tournament, player)
     round_ = services.start_round(tournament, rng=random.Random(5))
     fixed: dict[Player | int, int] = {p: 1 for p in fast} | {p: 2 for p in slow}
     services.reseat(round_, fixed=fixed, rng=random.Random(5))
