@@ -350,12 +350,13 @@ class FuzzTable:
 def fuzz_table(
     kind: str,
     seats: int | None = None,
-    at: FuzzClub | None = None,
+    club: FuzzClub | None = None,
     rng: random.Random | None = None,
 ) -> FuzzTable:
-    """A one-round tournament of ``kind`` at one table of people, one deal, begun."""
+    """A one-round tournament of ``kind`` at one table of people, one deal, begun (at
+    ``club``, or at a new :func:`fuzz_club`)."""
     seats = seats or FUZZ_SEATS[kind]
-    at = at or fuzz_club()
+    at = club or fuzz_club()
     made = tournament(
         at.club,
         [player for player, _ in at.people[:seats]],
