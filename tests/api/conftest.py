@@ -1,4 +1,5 @@
-"""API test fixtures: a club with logins and tokens, tournament games, an HTTP helper."""
+"""API test fixtures: the club of people with logins and tokens (tests/factories.py), an HTTP
+helper."""
 
 from __future__ import annotations
 
@@ -8,13 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 
-from engine.registry import get_game
-from tournaments import services
-from tournaments.api.authentication import create_token
-from tournaments.models import Club, Game, Player, Tournament
+from tests.factories import ClubWorld, club_world
 
 #: Generous rates, so that the suite never meets a throttle it does not test.
 HIGH_RATES = {"address": "100000/min", "anon": "100000/min", "token": "100000/min"}
@@ -82,67 +79,10 @@ def api() -> Api:
     return Api()
 
 
-@dataclass
-class World:
-    """A club: an organiser, three players with logins and tokens, a stranger."""
-
-    club: Club
-    organiser: User
-    users: dict[str, User]
-    players: dict[str, Player]
-    tokens: dict[str, str]
-
-
-PASSWORD = "correct horse battery staple"
-
-
-def make_world(slug: str = "parlour-club") -> World:
-    users: dict[str, User] = {}
-    for name in ("org", "alice", "bob", "carol", "dave", "eve"):
-        users[name] = User.objects.create_user(f"{name}-{slug}", password=PASSWORD)
-    club = services.create_club("Parlour Club", slug=slug, organisers=[users["org"]])
-    players = {
-        name: services.add_player(club, name.title(), user=users[name])
-        for name in ("alice", "bob", "carol", "dave")
-    }
-    tokens = {name: create_token(user, "tests")[1] for name, user in users.items()}
-    return World(club, users["org"], users, players, tokens)
-
-
 @pytest.fixture
-def world(db: Any) -> World:
-    return make_world()
-
-
-def tournament_game(
-    world: World,
-    game: str = "old_maid",
-    names: tuple[str, ...] = ("alice", "bob", "carol"),
-    deals: int = 1,
-) -> tuple[Tournament, Game]:
-    """A one-round tournament of ``game`` at one table of ``names`` (a series of ``deals``
-    deals), begun: its first game."""
-    tournament = services.create_tournament(
-        world.club,
-        f"{game} night",
-        game,
-        1,
-        series={"kind": get_game(game).default_series.kind, "target": deals},
-        table_min=len(names),
-        table_max=len(names),
-    )
-    for name in names:
-        services.register(tournament, world.players[name])
-        services.check_in(tournament, world.players[name])
-    round_ = services.start_round(tournament)
-    services.begin_round(round_)
-    found = Game.objects.get(table__round=round_)
-    return tournament, found
-
-
-def seat_of_name(world: World, game: Game, name: str) -> int:
-    ids = [entry["player"] for entry in game.context["seats"]]
-    return ids.index(world.players[name].pk)
+def world(db: Any) -> ClubWorld:
+    """The club of :func:`tests.factories.club_world`."""
+    return club_world()
 
 
 def strings(value: Any) -> set[str]:

@@ -34,7 +34,8 @@ from django.test import Client
 from engine.registry import get_game
 from engine.series import SeriesFormat
 from events import store
-from tests.api.conftest import World, seat_of_name
+from tests import factories
+from tests.factories import ClubWorld, seat_of_name
 from tests.service.play import step
 from tournaments import services
 from tournaments.management.commands.play_bots import run_all_bots
@@ -46,24 +47,23 @@ CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][SHDC])(?![A-Za-z0-9])")
 DATA_CARD = re.compile(r'data-card="([2-9TJQKA][SHDC])"')
 
 
-def setup_round(world: World) -> tuple[Tournament, Round, list[Game], list[Game]]:
+def setup_round(world: ClubWorld) -> tuple[Tournament, Round, list[Game], list[Game]]:
     """The round begun: (fast table's games, slow table's games), the fast one played out."""
     bots = [services.add_player(world.club, f"Bot {i}", bot_level="random") for i in range(2)]
-    tournament = services.create_tournament(
+    fast = [world.players["alice"], *bots]
+    slow = [world.players[name] for name in ("bob", "carol", "dave")]
+    tournament = factories.tournament(
         world.club,
-        "Duplicate night",
-        "old_maid",
-        1,
+        fast + slow,
+        game="old_maid",
+        rounds=1,
+        name="Duplicate night",
         series=SeriesFormat("losses", 2),
+        check_in=True,
         table_min=3,
         table_max=3,
         duplicate_deals=True,
     )
-    fast = [world.players["alice"], *bots]
-    slow = [world.players[name] for name in ("bob", "carol", "dave")]
-    for player in fast + slow:
-        services.register(tournament, player)
-        services.check_in(tournament, player)
     round_ = services.start_round(tournament, rng=random.Random(5))
     fixed: dict[Player | int, int] = {p: 1 for p in fast} | {p: 2 for p in slow}
     services.reseat(round_, fixed=fixed, rng=random.Random(5))
@@ -95,7 +95,7 @@ def hands_of(kind: str, events: list[dict[str, Any]]) -> dict[str, list[set[str]
     return found
 
 
-def held_by(world: World, name: str, games: list[Game]) -> list[set[str]]:
+def held_by(world: ClubWorld, name: str, games: list[Game]) -> list[set[str]]:
     """Every hand ``name`` held in ``games`` (its seat's hidden part at every state)."""
     held: list[set[str]] = []
     player = world.players.get(name)
@@ -225,7 +225,7 @@ def about(path: str, slow: Game) -> bool:
     return f"/games/{slow.pk}" in path
 
 
-def viewers(world: World) -> list[tuple[str, Client, str | None]]:
+def viewers(world: ClubWorld) -> list[tuple[str, Client, str | None]]:
     found: list[tuple[str, Client, str | None]] = [("anonymous", Client(), None)]
     for name in ("alice", "bob", "org"):
         client = Client()
@@ -235,7 +235,7 @@ def viewers(world: World) -> list[tuple[str, Client, str | None]]:
 
 
 def test_a_duplicate_deal_stays_hidden_everywhere_while_a_twin_table_plays_it(
-    world: World,
+    world: ClubWorld,
 ) -> None:
     tournament, round_, fast, (slow,) = setup_round(world)
     secrets = Secrets(round_, slow, fast)

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from engine.registry import get_game
-from tests.api.conftest import Api, World, seat_of_name, strings, tournament_game
+from tests.api.conftest import Api, strings
+from tests.factories import ClubWorld, seat_of_name, tournament_game
 from tests.service.play import play
 from tournaments import play as service
 from tournaments.models import Game
@@ -16,12 +17,12 @@ from tournaments.models import Game
 pytestmark = pytest.mark.django_db
 
 
-def name_at(world: World, game: Game, seat: int) -> str:
+def name_at(world: ClubWorld, game: Game, seat: int) -> str:
     player = game.context["seats"][seat]["player"]
     return next(n for n, p in world.players.items() if p.pk == player)
 
 
-def drawer(world: World, game: Game) -> tuple[int, str]:
+def drawer(world: ClubWorld, game: Game) -> tuple[int, str]:
     """The seat an Old Maid game waits for and the name of its player."""
     game.refresh_from_db()
     seat = game.waiting_for[0]
@@ -30,7 +31,7 @@ def drawer(world: World, game: Game) -> tuple[int, str]:
 
 def act(
     api: Api,
-    world: World,
+    world: ClubWorld,
     game: Game,
     name: str,
     action: dict[str, Any],
@@ -64,7 +65,7 @@ def is_problem(body: Any, status: int, slug: str) -> bool:
 # -- seeing ----------------------------------------------------------------------------------------
 
 
-def test_a_seated_player_sees_their_own_hand_and_legal_actions(world: World, api: Api) -> None:
+def test_a_seated_player_sees_their_own_hand_and_legal_actions(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     seat = seat_of_name(world, game, "alice")
     status, view, _ = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["alice"])
@@ -78,7 +79,7 @@ def test_a_seated_player_sees_their_own_hand_and_legal_actions(world: World, api
     assert view["sitting"][seat]["player"] == world.players["alice"].pk
 
 
-def test_the_public_watches_a_tournament_game_as_a_spectator(world: World, api: Api) -> None:
+def test_the_public_watches_a_tournament_game_as_a_spectator(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     status, view, _ = api.get(f"/api/v1/games/{game.pk}")
     assert status == 200
@@ -87,20 +88,22 @@ def test_the_public_watches_a_tournament_game_as_a_spectator(world: World, api: 
     assert "deck" not in view and "seed" not in view and "hidden" not in view
 
 
-def test_another_player_with_a_token_sees_only_the_spectators_view(world: World, api: Api) -> None:
+def test_another_player_with_a_token_sees_only_the_spectators_view(
+    world: ClubWorld, api: Api
+) -> None:
     _, game = tournament_game(world)
     status, view, _ = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["dave"])
     assert status == 200 and view["role"] == "spectator" and "hand" not in view
 
 
-def test_the_organiser_sees_what_a_spectator_sees(world: World, api: Api) -> None:
+def test_the_organiser_sees_what_a_spectator_sees(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     status, view, _ = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["org"])
     assert status == 200 and view["role"] == "organiser" and "hand" not in view
     assert view["legal_actions"] == []
 
 
-def standalone(world: World, names: tuple[str, ...] = ("alice", "bob")) -> Game:
+def standalone(world: ClubWorld, names: tuple[str, ...] = ("alice", "bob")) -> Game:
     """A game outside any tournament whose seats are the named players."""
     seats = [
         {"player": world.players[n].pk, "name": world.players[n].name, "bot": None} for n in names
@@ -111,7 +114,7 @@ def standalone(world: World, names: tuple[str, ...] = ("alice", "bob")) -> Game:
 
 
 def test_a_finished_games_view_names_the_tables_next_deal_until_the_series_ends(
-    world: World, api: Api
+    world: ClubWorld, api: Api
 ) -> None:
     _, first = tournament_game(world, deals=2, names=("alice", "bob"))
     token = world.tokens["alice"]
@@ -130,7 +133,7 @@ def test_a_finished_games_view_names_the_tables_next_deal_until_the_series_ends(
 
 
 def test_a_running_game_outside_tournaments_is_404_for_everyone_but_its_players(
-    world: World, api: Api
+    world: ClubWorld, api: Api
 ) -> None:
     game = standalone(world)
     for token in (None, world.tokens["carol"], world.tokens["org"]):
@@ -147,7 +150,7 @@ def test_a_running_game_outside_tournaments_is_404_for_everyone_but_its_players(
     assert game.pk not in ids
 
 
-def test_a_finished_game_is_public_with_its_deck_and_seed(world: World, api: Api) -> None:
+def test_a_finished_game_is_public_with_its_deck_and_seed(world: ClubWorld, api: Api) -> None:
     game = play(standalone(world), random.Random(3))
     status, view, _ = api.get(f"/api/v1/games/{game.pk}")
     assert status == 200 and view["status"] == "over"
@@ -156,7 +159,7 @@ def test_a_finished_game_is_public_with_its_deck_and_seed(world: World, api: Api
     assert game.pk in [g["id"] for g in listed["results"]]
 
 
-def test_the_game_list_filters_and_paginates(world: World, api: Api) -> None:
+def test_the_game_list_filters_and_paginates(world: ClubWorld, api: Api) -> None:
     tournament, game = tournament_game(world)
     status, body, _ = api.get(f"/api/v1/games?tournament={tournament.pk}&status=running")
     assert status == 200 and [g["id"] for g in body["results"]] == [game.pk]
@@ -173,7 +176,7 @@ def test_the_game_list_filters_and_paginates(world: World, api: Api) -> None:
 # -- acting ----------------------------------------------------------------------------------------
 
 
-def test_the_drawer_draws_by_position_and_gets_the_new_view(world: World, api: Api) -> None:
+def test_the_drawer_draws_by_position_and_gets_the_new_view(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     seat, name = drawer(world, game)
     before = game.sequence
@@ -187,7 +190,7 @@ def test_the_drawer_draws_by_position_and_gets_the_new_view(world: World, api: A
     assert event["cause"] == {"kind": "player", "id": str(world.players[name].pk)}
 
 
-def test_an_old_maid_draw_that_names_a_card_is_refused(world: World, api: Api) -> None:
+def test_an_old_maid_draw_that_names_a_card_is_refused(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     _, name = drawer(world, game)
     state = service.load_state(game)
@@ -202,7 +205,7 @@ def test_an_old_maid_draw_that_names_a_card_is_refused(world: World, api: Api) -
     assert game.sequence == 1, "nothing was stored"
 
 
-def test_an_illegal_action_is_422_with_the_engines_reason(world: World, api: Api) -> None:
+def test_an_illegal_action_is_422_with_the_engines_reason(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     _, name = drawer(world, game)
     status, body, _ = act(api, world, game, name, {"type": "draw", "index": 99})
@@ -213,7 +216,7 @@ def test_an_illegal_action_is_422_with_the_engines_reason(world: World, api: Api
 
 
 def test_a_stale_sequence_is_a_409_conflict_with_the_current_sequence(
-    world: World, api: Api
+    world: ClubWorld, api: Api
 ) -> None:
     _, game = tournament_game(world)
     _, name = drawer(world, game)
@@ -229,7 +232,7 @@ def test_a_stale_sequence_is_a_409_conflict_with_the_current_sequence(
 
 
 def test_a_retry_with_the_same_idempotency_key_returns_the_first_outcome(
-    world: World, api: Api
+    world: ClubWorld, api: Api
 ) -> None:
     _, game = tournament_game(world)
     _, name = drawer(world, game)
@@ -247,7 +250,7 @@ def test_a_retry_with_the_same_idempotency_key_returns_the_first_outcome(
     assert other[1]["field"] == "Idempotency-Key"
 
 
-def test_idempotency_keys_of_two_players_never_collide(world: World, api: Api) -> None:
+def test_idempotency_keys_of_two_players_never_collide(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     seat, name = drawer(world, game)
     other = next(n for n in ("alice", "bob", "carol") if n != name)
@@ -257,7 +260,7 @@ def test_idempotency_keys_of_two_players_never_collide(world: World, api: Api) -
     assert status == 200
 
 
-def test_the_idempotency_key_is_required(world: World, api: Api) -> None:
+def test_the_idempotency_key_is_required(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     _, name = drawer(world, game)
     status, body, _ = api.post(
@@ -269,7 +272,7 @@ def test_the_idempotency_key_is_required(world: World, api: Api) -> None:
     assert body["field"] == "Idempotency-Key"
 
 
-def test_a_second_players_token_cannot_act_for_another_seat(world: World, api: Api) -> None:
+def test_a_second_players_token_cannot_act_for_another_seat(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     seat, name = drawer(world, game)
     other = next(n for n in ("alice", "bob", "carol") if n != name)
@@ -294,7 +297,7 @@ def test_a_second_players_token_cannot_act_for_another_seat(world: World, api: A
     assert game.sequence == 1
 
 
-def test_a_second_players_token_cannot_read_another_seats_hand(world: World, api: Api) -> None:
+def test_a_second_players_token_cannot_read_another_seats_hand(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     alice = seat_of_name(world, game, "alice")
     bob_view = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["bob"])[1]
@@ -306,7 +309,9 @@ def test_a_second_players_token_cannot_read_another_seats_hand(world: World, api
     assert status == 200 and view["seat"] == bob_view["seat"]
 
 
-def test_a_body_without_an_action_object_is_400_naming_the_field(world: World, api: Api) -> None:
+def test_a_body_without_an_action_object_is_400_naming_the_field(
+    world: ClubWorld, api: Api
+) -> None:
     _, game = tournament_game(world)
     _, name = drawer(world, game)
     cases = [
@@ -330,7 +335,7 @@ def test_a_body_without_an_action_object_is_400_naming_the_field(world: World, a
 
 
 def test_events_are_redacted_for_others_while_running_and_whole_after(
-    world: World, api: Api
+    world: ClubWorld, api: Api
 ) -> None:
     _, game = tournament_game(world)
     seat, name = drawer(world, game)
@@ -352,7 +357,7 @@ def test_events_are_redacted_for_others_while_running_and_whole_after(
     assert whole[0]["payload"]["shuffle"]["seed"] == game.seed
 
 
-def test_events_paginate_and_start_after_a_sequence(world: World, api: Api) -> None:
+def test_events_paginate_and_start_after_a_sequence(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     play(game, random.Random(2), moves=6)
     game.refresh_from_db()
@@ -362,7 +367,7 @@ def test_events_paginate_and_start_after_a_sequence(world: World, api: Api) -> N
     assert api.get(f"/api/v1/games/{game.pk}/events?after=x")[0] == 400
 
 
-def test_a_record_is_shown_after_the_end_and_verifies(world: World, api: Api) -> None:
+def test_a_record_is_shown_after_the_end_and_verifies(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     status, body, _ = api.get(f"/api/v1/games/{game.pk}/record")
     assert status == 409 and is_problem(body, 409, "game-not-over")
@@ -374,7 +379,7 @@ def test_a_record_is_shown_after_the_end_and_verifies(world: World, api: Api) ->
     assert checked["result"] == game.result and checked["moves"] == len(record["moves"])
 
 
-def test_a_tampered_record_is_422_naming_the_move(world: World, api: Api) -> None:
+def test_a_tampered_record_is_422_naming_the_move(world: ClubWorld, api: Api) -> None:
     game = play(standalone(world), random.Random(5))
     record = service.export_record(game)
     draws = [i for i, m in enumerate(record["moves"]) if m["action"]["type"] == "draw"]
@@ -392,7 +397,7 @@ def test_a_tampered_record_is_422_naming_the_move(world: World, api: Api) -> Non
     assert status == 422 and body["field"]
 
 
-def test_organisers_import_records_and_others_may_not(world: World, api: Api) -> None:
+def test_organisers_import_records_and_others_may_not(world: ClubWorld, api: Api) -> None:
     game = play(standalone(world), random.Random(6))
     record = service.export_record(game)
     assert api.post("/api/v1/records", record)[0] == 401
@@ -404,7 +409,7 @@ def test_organisers_import_records_and_others_may_not(world: World, api: Api) ->
     assert service.export_record(imported)["moves"] == record["moves"]
 
 
-def test_every_game_can_be_played_to_the_end_through_the_api(world: World, api: Api) -> None:
+def test_every_game_can_be_played_to_the_end_through_the_api(world: ClubWorld, api: Api) -> None:
     rng = random.Random(7)
     for kind, names in [
         ("give_away", ("alice", "bob", "carol")),

@@ -16,8 +16,9 @@ import pytest
 
 from engine.registry import get_game
 from events import store
-from tests.api.conftest import Api, World, strings, tournament_game
+from tests.api.conftest import Api, strings
 from tests.api.test_streams import read_sse
+from tests.factories import ClubWorld, tournament_game
 from tournaments import play as service
 from tournaments.models import Game
 
@@ -58,12 +59,12 @@ def hidden_from(game: Game, seat: int | None) -> set[str]:
     return {c for key, value in hidden.items() if key != f"seat:{seat}" for c in cards_in(value)}
 
 
-def name_at(world: World, game: Game, seat: int) -> str:
+def name_at(world: ClubWorld, game: Game, seat: int) -> str:
     player = game.context["seats"][seat]["player"]
     return next(n for n, p in world.players.items() if p.pk == player)
 
 
-def spectator_responses(api: Api, world: World, game: Game) -> list[Any]:
+def spectator_responses(api: Api, world: ClubWorld, game: Game) -> list[Any]:
     """Everything a spectator can fetch about the game and its tournament, as JSON."""
     t = game.context["tournament"]
     paths = [
@@ -94,7 +95,7 @@ def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 
 def test_a_spectator_never_sees_a_hidden_card_of_any_seat_in_old_maid(
-    world: World, api: Api
+    world: ClubWorld, api: Api
 ) -> None:
     tournament, game = tournament_game(world, "old_maid", ("alice", "bob", "carol"))
     rng = random.Random(11)
@@ -154,7 +155,7 @@ def test_a_spectator_never_sees_a_hidden_card_of_any_seat_in_old_maid(
     ],
 )
 def test_views_show_each_caller_only_what_they_may_see_in_every_game(
-    world: World, api: Api, kind: str, names: tuple[str, ...]
+    world: ClubWorld, api: Api, kind: str, names: tuple[str, ...]
 ) -> None:
     _, game = tournament_game(world, kind, names)
     rng = random.Random(12)

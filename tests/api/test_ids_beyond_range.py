@@ -20,7 +20,11 @@ from tests.workers.conftest import default_database
 from tournaments.converters import MAX_ID
 
 BEYOND = "9583660007041794048"
-ALIASES = [a for a in ("sqlite", "postgres") if a in settings.DATABASES] or ["default"]
+ALIASES = [
+    pytest.param(a, marks=pytest.mark.postgres) if a == "postgres" else a
+    for a in ("sqlite", "postgres")
+    if a in settings.DATABASES
+] or ["default"]
 
 
 def routes_with_ids() -> list[str]:

@@ -33,6 +33,8 @@ from tests.api.live import (
     live_server,
 )
 
+pytestmark = pytest.mark.slow  # live servers in child processes, whole games over HTTP
+
 CLIENT = ROOT / "examples" / "client.py"
 
 

@@ -17,8 +17,9 @@ import pytest
 from django.contrib.auth import base_user
 from django.test import Client
 
-from tests.api.conftest import PASSWORD, Api, World
+from tests.api.conftest import Api
 from tests.api.test_throttles import START, use_cache
+from tests.factories import PASSWORD, ClubWorld
 from tournaments.api import throttling
 
 pytestmark = pytest.mark.django_db
@@ -68,7 +69,7 @@ def basic(username: str, password: str) -> dict[str, str]:
 
 
 def test_a_hundred_guesses_on_the_api_are_refused_and_cost_no_more_hashes_than_the_limit(
-    backend: str, clock: Clock, settings: Any, world: World, api: Api, hashes: list[str]
+    backend: str, clock: Clock, settings: Any, world: ClubWorld, api: Api, hashes: list[str]
 ) -> None:
     limits(settings)
     alice = world.users["alice"].username
@@ -87,7 +88,7 @@ def test_a_hundred_guesses_on_the_api_are_refused_and_cost_no_more_hashes_than_t
 
 
 def test_successful_logins_do_not_spend_the_limit(
-    backend: str, clock: Clock, settings: Any, world: World, api: Api
+    backend: str, clock: Clock, settings: Any, world: ClubWorld, api: Api
 ) -> None:
     limits(settings, account="3/hour")
     alice = world.users["alice"].username
@@ -102,7 +103,7 @@ def test_successful_logins_do_not_spend_the_limit(
 
 
 def test_guesses_at_many_accounts_from_one_address_are_refused(
-    backend: str, clock: Clock, settings: Any, world: World, api: Api
+    backend: str, clock: Clock, settings: Any, world: ClubWorld, api: Api
 ) -> None:
     limits(settings, account=None, address="5/hour")
     answers = [api.post(TOKENS, {}, headers=basic(f"nobody-{i}", "x"))[0] for i in range(8)]
@@ -113,7 +114,7 @@ def test_guesses_at_many_accounts_from_one_address_are_refused(
 
 
 def test_the_login_page_locks_out_with_a_readable_message_that_ends_by_itself(
-    backend: str, clock: Clock, settings: Any, world: World
+    backend: str, clock: Clock, settings: Any, world: ClubWorld
 ) -> None:
     limits(settings, account="5/hour")
     client = Client()
@@ -131,7 +132,7 @@ def test_the_login_page_locks_out_with_a_readable_message_that_ends_by_itself(
 
 
 def test_the_admin_login_locks_out_too(
-    backend: str, clock: Clock, settings: Any, world: World
+    backend: str, clock: Clock, settings: Any, world: ClubWorld
 ) -> None:
     limits(settings, account="5/hour")
     world.organiser.is_staff = True
@@ -150,7 +151,7 @@ def test_the_admin_login_locks_out_too(
 
 
 def test_the_account_is_counted_whatever_case_its_name_is_typed_in(
-    backend: str, clock: Clock, settings: Any, world: World, api: Api
+    backend: str, clock: Clock, settings: Any, world: ClubWorld, api: Api
 ) -> None:
     limits(settings, account="2/hour")
     alice = world.users["alice"].username

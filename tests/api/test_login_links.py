@@ -9,14 +9,15 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from tests.api.conftest import Api, World, seat_of_name, tournament_game
+from tests.api.conftest import Api
+from tests.factories import ClubWorld, seat_of_name, tournament_game
 from tournaments import services
 from tournaments.models import LoginLinkChange, Player, SeatedLoginChange
 
 pytestmark = pytest.mark.django_db
 
 
-def admin_client(world: World) -> Client:
+def admin_client(world: ClubWorld) -> Client:
     world.organiser.is_staff = True
     world.organiser.save()
     client = Client()
@@ -29,7 +30,7 @@ def player_form(player: Player, user_id: int | str) -> dict[str, object]:
 
 
 def test_relinking_a_seated_players_login_to_the_organiser_in_the_admin_is_refused(
-    world: World, api: Api
+    world: ClubWorld, api: Api
 ) -> None:
     _, game = tournament_game(world)
     alice = world.players["alice"]
@@ -54,7 +55,7 @@ def test_relinking_a_seated_players_login_to_the_organiser_in_the_admin_is_refus
     assert not LoginLinkChange.objects.filter(new_user=world.organiser).exists()
 
 
-def test_the_club_inline_cannot_relink_a_seated_player_either(world: World) -> None:
+def test_the_club_inline_cannot_relink_a_seated_player_either(world: ClubWorld) -> None:
     # The inline is editable for a superuser (organisers see it read only).
     world.organiser.is_superuser = True
     world.organiser.save()
@@ -84,7 +85,7 @@ def test_the_club_inline_cannot_relink_a_seated_player_either(world: World) -> N
 
 
 def test_the_model_refuses_a_seated_players_new_login_whatever_path_saves_it(
-    world: World,
+    world: ClubWorld,
 ) -> None:
     tournament_game(world)
     alice = Player.objects.get(pk=world.players["alice"].pk)
@@ -93,7 +94,9 @@ def test_the_model_refuses_a_seated_players_new_login_whatever_path_saves_it(
         alice.save()
 
 
-def test_the_api_refuses_a_seated_players_new_login_with_a_problem(world: World, api: Api) -> None:
+def test_the_api_refuses_a_seated_players_new_login_with_a_problem(
+    world: ClubWorld, api: Api
+) -> None:
     tournament_game(world)
     alice = world.players["alice"]
     status, problem, _ = api.call(
@@ -107,7 +110,7 @@ def test_the_api_refuses_a_seated_players_new_login_with_a_problem(world: World,
 
 
 def test_an_unseated_players_login_changes_and_the_club_reads_the_log(
-    world: World, api: Api
+    world: ClubWorld, api: Api
 ) -> None:
     dave = world.players["dave"]
     status, player, _ = api.call(
@@ -133,7 +136,9 @@ def test_an_unseated_players_login_changes_and_the_club_reads_the_log(
     assert {row["player_name"] for row in page["results"]} == {"Alice", "Bob", "Carol", "Dave"}
 
 
-def test_only_the_clubs_organisers_change_logins_or_read_the_log(world: World, api: Api) -> None:
+def test_only_the_clubs_organisers_change_logins_or_read_the_log(
+    world: ClubWorld, api: Api
+) -> None:
     dave = world.players["dave"]
     status, _, _ = api.call(
         "PATCH", f"/api/v1/players/{dave.pk}", {"username": None}, token=world.tokens["eve"]
@@ -146,7 +151,7 @@ def test_only_the_clubs_organisers_change_logins_or_read_the_log(world: World, a
     assert Player.objects.get(pk=dave.pk).user_id == world.users["dave"].pk
 
 
-def test_a_login_change_in_the_admin_is_logged_with_who_made_it(world: World) -> None:
+def test_a_login_change_in_the_admin_is_logged_with_who_made_it(world: ClubWorld) -> None:
     dave = world.players["dave"]
     client = admin_client(world)
     done = client.post(f"/admin/tournaments/player/{dave.pk}/change/", player_form(dave, ""))
@@ -163,7 +168,7 @@ def test_a_login_change_in_the_admin_is_logged_with_who_made_it(world: World) ->
     assert listing.status_code == 200 and "Dave" in listing.content.decode()
 
 
-def test_a_player_relinks_once_their_table_has_finished(world: World) -> None:
+def test_a_player_relinks_once_their_table_has_finished(world: ClubWorld) -> None:
     tournament_game(world)
     alice = world.players["alice"]
     with pytest.raises(services.ServiceError):
@@ -176,7 +181,7 @@ def test_a_player_relinks_once_their_table_has_finished(world: World) -> None:
 
 
 def test_a_new_player_added_in_the_admin_with_a_login_is_logged_and_a_taken_login_refused(
-    world: World,
+    world: ClubWorld,
 ) -> None:
     client = admin_client(world)
     add = {"club": world.club.pk, "name": "Eve", "user": world.users["eve"].pk, "bot_level": ""}

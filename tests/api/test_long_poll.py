@@ -22,8 +22,9 @@ import redis
 from django.db import connection, connections
 
 from conftest import IN_CI, redis_url
-from tests.api.conftest import Api, World, tournament_game
+from tests.api.conftest import Api
 from tests.api.test_games import act, drawer, is_problem, standalone
+from tests.factories import ClubWorld, tournament_game
 from tests.service.play import play
 from tournaments.models import Game
 from tournaments.workers import notify
@@ -73,7 +74,7 @@ def _long_poll_settings(settings: Any) -> Iterator[None]:
 class LaterAction:
     """Another client's action, sent from a thread ``ACT_AFTER`` seconds after it starts."""
 
-    world: World
+    world: ClubWorld
     game_id: int
     name: str
     status: int | None = None
@@ -111,7 +112,7 @@ def long_poll(api: Api, game: Game, query: str, token: str | None) -> tuple[int,
     return status, body, time.monotonic() - started
 
 
-def a_move_in_a_moment(world: World) -> tuple[Game, int, str, LaterAction]:
+def a_move_in_a_moment(world: ClubWorld) -> tuple[Game, int, str, LaterAction]:
     """A tournament game, its sequence, a waiting player's token, and the drawer about to act."""
     _, game = tournament_game(world)
     _, name = drawer(world, game)
@@ -119,7 +120,7 @@ def a_move_in_a_moment(world: World) -> tuple[Game, int, str, LaterAction]:
     return game, game.sequence, world.tokens[waiting], LaterAction(world, game.pk, name)
 
 
-def long_poll_across_a_move(world: World, api: Api) -> tuple[Game, dict[str, Any], str]:
+def long_poll_across_a_move(world: ClubWorld, api: Api) -> tuple[Game, dict[str, Any], str]:
     """A long-poll while another player acts :data:`ACT_AFTER` seconds later: it must answer
     with that move, soon after it (the game, the view it answered, the waiter's token)."""
     game, sequence, token, later = a_move_in_a_moment(world)
@@ -138,7 +139,7 @@ def long_poll_across_a_move(world: World, api: Api) -> tuple[Game, dict[str, Any
 @pytest.mark.redis
 @TRANSACTIONAL
 def test_a_long_poll_wakes_when_another_players_action_commits(
-    world: World, api: Api, with_redis: str, on_postgres: None, monkeypatch: pytest.MonkeyPatch
+    world: ClubWorld, api: Api, with_redis: str, on_postgres: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Only the publish can wake it this soon: the next read of the row is 5 s away.
     monkeypatch.setattr(notify, "RECHECK_SECONDS", 5.0)
@@ -151,7 +152,7 @@ def test_a_long_poll_wakes_when_another_players_action_commits(
 @pytest.mark.redis
 @TRANSACTIONAL
 def test_a_lost_publish_only_delays_the_long_poll_until_the_next_database_read(
-    world: World,
+    world: ClubWorld,
     api: Api,
     with_redis: str,
     on_postgres: None,
@@ -172,7 +173,7 @@ def test_a_lost_publish_only_delays_the_long_poll_until_the_next_database_read(
 @pytest.mark.postgres
 @TRANSACTIONAL
 def test_while_redis_is_down_actions_succeed_and_a_long_poll_wakes_by_polling(
-    world: World, api: Api, settings: Any, on_postgres: None, caplog: pytest.LogCaptureFixture
+    world: ClubWorld, api: Api, settings: Any, on_postgres: None, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings.REDIS_URL = REDIS_DOWN
     with caplog.at_level(logging.WARNING, logger="tournaments.workers.notify"):
@@ -185,7 +186,7 @@ def test_while_redis_is_down_actions_succeed_and_a_long_poll_wakes_by_polling(
 @pytest.mark.postgres
 @TRANSACTIONAL
 def test_without_redis_a_long_poll_wakes_by_polling_the_database(
-    world: World, api: Api, without_redis: None, on_postgres: None
+    world: ClubWorld, api: Api, without_redis: None, on_postgres: None
 ) -> None:
     long_poll_across_a_move(world, api)
 
@@ -195,7 +196,7 @@ def test_without_redis_a_long_poll_wakes_by_polling_the_database(
 
 @pytest.mark.redis
 def test_a_long_poll_that_times_out_answers_the_unchanged_view(
-    world: World, api: Api, with_redis: str
+    world: ClubWorld, api: Api, with_redis: str
 ) -> None:
     _, game = tournament_game(world)
     token = world.tokens["alice"]
@@ -206,7 +207,7 @@ def test_a_long_poll_that_times_out_answers_the_unchanged_view(
 
 
 def test_without_redis_a_long_poll_that_times_out_answers_the_unchanged_view(
-    world: World, api: Api, without_redis: None
+    world: ClubWorld, api: Api, without_redis: None
 ) -> None:
     _, game = tournament_game(world)
     plain = api.get(f"/api/v1/games/{game.pk}")[1]
@@ -219,7 +220,7 @@ def test_without_redis_a_long_poll_that_times_out_answers_the_unchanged_view(
     "notifier", [pytest.param("with_redis", marks=pytest.mark.redis), "without_redis"]
 )
 def test_a_long_poll_behind_the_sequence_answers_at_once(
-    world: World, api: Api, notifier: str, request: pytest.FixtureRequest
+    world: ClubWorld, api: Api, notifier: str, request: pytest.FixtureRequest
 ) -> None:
     request.getfixturevalue(notifier)
     _, game = tournament_game(world)
@@ -231,7 +232,7 @@ def test_a_long_poll_behind_the_sequence_answers_at_once(
         assert status == 200 and view == plain and took < 1, (after, took)
 
 
-def test_a_long_poll_of_a_finished_game_answers_at_once(world: World, api: Api) -> None:
+def test_a_long_poll_of_a_finished_game_answers_at_once(world: ClubWorld, api: Api) -> None:
     game = play(standalone(world), random.Random(3))
     assert game.is_over
     for after in (game.sequence, game.sequence + 100):
@@ -239,7 +240,7 @@ def test_a_long_poll_of_a_finished_game_answers_at_once(world: World, api: Api) 
         assert status == 200 and view["status"] == "over" and took < 1, (after, took)
 
 
-def test_wait_0_answers_at_once_and_without_after_nothing_waits(world: World, api: Api) -> None:
+def test_wait_0_answers_at_once_and_without_after_nothing_waits(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     plain = api.get(f"/api/v1/games/{game.pk}")[1]
     for query in (f"after={game.sequence}&wait=0", "wait=10", ""):
@@ -248,7 +249,7 @@ def test_wait_0_answers_at_once_and_without_after_nothing_waits(world: World, ap
 
 
 def test_a_smaller_maximum_cuts_the_default_and_longer_waits(
-    world: World, api: Api, settings: Any, without_redis: None
+    world: ClubWorld, api: Api, settings: Any, without_redis: None
 ) -> None:
     settings.PARLOUR_LONG_POLL_SECONDS = 0.2
     _, game = tournament_game(world)
@@ -276,7 +277,7 @@ def test_a_smaller_maximum_cuts_the_default_and_longer_waits(
     ],
 )
 def test_a_bad_after_or_wait_is_a_400_problem_naming_the_field(
-    world: World, api: Api, query: str, field: str, accepted: str
+    world: ClubWorld, api: Api, query: str, field: str, accepted: str
 ) -> None:
     _, game = tournament_game(world)
     status, problem, took = long_poll(api, game, query, world.tokens["alice"])
@@ -286,7 +287,7 @@ def test_a_bad_after_or_wait_is_a_400_problem_naming_the_field(
 
 
 def test_a_long_poll_of_a_game_you_may_not_see_is_404_without_waiting(
-    world: World, api: Api
+    world: ClubWorld, api: Api
 ) -> None:
     game = standalone(world)  # running, outside tournaments: its players only
     for path in (f"/api/v1/games/{game.pk}", "/api/v1/games/999999"):

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.api.conftest import Api, World, tournament_game
+from tests.api.conftest import Api
+from tests.factories import ClubWorld, tournament_game
 from tournaments.api.parsers import MAX_JSON_DEPTH, load_json
 
 pytestmark = pytest.mark.django_db
@@ -56,7 +57,7 @@ def test_deep_json_to_verify_is_a_400_problem(api: Api, settings: Any, raw: str)
 
 
 def test_deep_json_to_an_action_is_a_400_problem_and_changes_nothing(
-    world: World, api: Api
+    world: ClubWorld, api: Api
 ) -> None:
     _, game = tournament_game(world)
     before = game.sequence

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 from django.test import RequestFactory
 
-from tests.api.conftest import Api, World, make_world, seat_of_name, tournament_game
+from tests.api.conftest import Api
+from tests.factories import ClubWorld, club_world, seat_of_name, tournament_game
 from tournaments import services
 from tournaments.api import problems
 from tournaments.models import TableSeat, Tournament
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def seated(world: World) -> tuple[World, Tournament, int]:
+def seated(world: ClubWorld) -> tuple[ClubWorld, Tournament, int]:
     """A tournament of the world's club with round 1 seated (not begun), and a stranger club."""
     tournament = services.create_tournament(
         world.club, "Seated", "old_maid", 2, table_min=2, table_max=2
@@ -27,7 +28,7 @@ def seated(world: World) -> tuple[World, Tournament, int]:
     return world, tournament, 1
 
 
-def organiser_only(world: World, tournament: Tournament) -> list[tuple[str, str, Any]]:
+def organiser_only(world: ClubWorld, tournament: Tournament) -> list[tuple[str, str, Any]]:
     base = f"/api/v1/tournaments/{tournament.pk}"
     alice, bob = world.players["alice"].pk, world.players["bob"].pk
     return [
@@ -44,10 +45,10 @@ def organiser_only(world: World, tournament: Tournament) -> list[tuple[str, str,
 
 
 def test_organiser_actions_need_a_login_then_the_clubs_organiser(
-    seated: tuple[World, Tournament, int], api: Api
+    seated: tuple[ClubWorld, Tournament, int], api: Api
 ) -> None:
     world, tournament, _ = seated
-    stranger = make_world("stranger-club")
+    stranger = club_world("stranger-club")
     for method, path, body in organiser_only(world, tournament):
         status, problem, _ = getattr(api, method)(path, body)
         assert status == 401 and problem["type"] == "/api/v1/problems/unauthenticated", path
@@ -59,7 +60,7 @@ def test_organiser_actions_need_a_login_then_the_clubs_organiser(
     assert TableSeat.objects.filter(table__round__tournament=tournament).count() == 4
 
 
-def test_players_register_check_in_and_drop_themselves_only(world: World, api: Api) -> None:
+def test_players_register_check_in_and_drop_themselves_only(world: ClubWorld, api: Api) -> None:
     tournament = services.create_tournament(world.club, "Open", "old_maid", 2)
     base = f"/api/v1/tournaments/{tournament.pk}"
     services.register(tournament, world.players["carol"])
@@ -77,7 +78,7 @@ def test_players_register_check_in_and_drop_themselves_only(world: World, api: A
     assert api.post(f"{base}/drops", carol, token=world.tokens["org"])[0] == 200
 
 
-def test_a_superuser_organises_every_club(world: World, api: Api) -> None:
+def test_a_superuser_organises_every_club(world: ClubWorld, api: Api) -> None:
     from django.contrib.auth.models import User
 
     from tournaments.api.authentication import create_token
@@ -93,7 +94,7 @@ def test_a_superuser_organises_every_club(world: World, api: Api) -> None:
     assert api.get("/api/v1/me", token=key)[1]["superuser"] is True
 
 
-def test_a_player_hands_their_seat_to_a_bot_and_takes_it_back(world: World, api: Api) -> None:
+def test_a_player_hands_their_seat_to_a_bot_and_takes_it_back(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     seat = seat_of_name(world, game, "alice")
     path = f"/api/v1/games/{game.pk}/autoplay"
@@ -112,7 +113,7 @@ def test_a_player_hands_their_seat_to_a_bot_and_takes_it_back(world: World, api:
     assert not row.autoplay
 
 
-def test_autoplay_is_for_tournament_seats_only(world: World, api: Api) -> None:
+def test_autoplay_is_for_tournament_seats_only(world: ClubWorld, api: Api) -> None:
     from tournaments import play as service
 
     seats = [{"player": world.players[n].pk, "name": n, "bot": None} for n in ("alice", "bob")]
@@ -121,7 +122,9 @@ def test_autoplay_is_for_tournament_seats_only(world: World, api: Api) -> None:
     assert status == 422 and problem["field"] == "seat"
 
 
-def test_tables_rounds_and_tournaments_that_do_not_exist_are_404(world: World, api: Api) -> None:
+def test_tables_rounds_and_tournaments_that_do_not_exist_are_404(
+    world: ClubWorld, api: Api
+) -> None:
     for path in (
         "/api/v1/tables/999999",
         "/api/v1/tournaments/999999",

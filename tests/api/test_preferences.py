@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.conftest import Api, World
+from tests.api.conftest import Api
+from tests.factories import ClubWorld
 from tournaments.models import Player
 
 pytestmark = pytest.mark.django_db
 
 
-def test_a_player_turns_forced_moves_off_and_on_for_themselves(world: World, api: Api) -> None:
+def test_a_player_turns_forced_moves_off_and_on_for_themselves(world: ClubWorld, api: Api) -> None:
     token = world.tokens["alice"]
     assert api.get("/api/v1/me", token=token)[1]["play_forced_moves"] is True
     status, body, _ = api.patch("/api/v1/me", {"play_forced_moves": False}, token=token)
@@ -23,7 +24,7 @@ def test_a_player_turns_forced_moves_off_and_on_for_themselves(world: World, api
     }
 
 
-def test_a_bad_preference_is_refused_and_changes_nothing(world: World, api: Api) -> None:
+def test_a_bad_preference_is_refused_and_changes_nothing(world: ClubWorld, api: Api) -> None:
     token = world.tokens["alice"]
     status, problem, _ = api.patch("/api/v1/me", {"play_forced_moves": "sometimes"}, token=token)
     assert status == 400 and "play_forced_moves" in str(problem)

@@ -9,7 +9,8 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from tests.api.conftest import Api, World, tournament_game
+from tests.api.conftest import Api
+from tests.factories import ClubWorld, tournament_game
 from tournaments.api import views
 from tournaments.api.parsers import LimitedJSONParser
 from tournaments.api.problems import PayloadTooLarge
@@ -48,14 +49,14 @@ def test_pages_outside_the_api_keep_djangos_own_404(settings: Any) -> None:
     assert response.status_code == 404 and "problem" not in response["Content-Type"]
 
 
-def test_a_method_a_resource_does_not_take_is_405_with_allow(world: World) -> None:
+def test_a_method_a_resource_does_not_take_is_405_with_allow(world: ClubWorld) -> None:
     response = Client().delete("/api/v1/clubs")
     assert_problem(response, 405, "method-not-allowed")
     assert "GET" in response["Allow"]
     assert_problem(Client().put(f"/api/v1/clubs/{world.club.pk}"), 405, "method-not-allowed")
 
 
-def test_malformed_json_is_a_400_problem(world: World, api: Api) -> None:
+def test_malformed_json_is_a_400_problem(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     for raw in ('{"action": ', "[1, 2", '{"x": NaN}', "\xff\xfe"):
         response = api.client.post(
@@ -68,19 +69,19 @@ def test_malformed_json_is_a_400_problem(world: World, api: Api) -> None:
         assert "JSON" in body["detail"]
 
 
-def test_a_body_that_is_not_json_is_a_415_problem(world: World) -> None:
+def test_a_body_that_is_not_json_is_a_415_problem(world: ClubWorld) -> None:
     response = Client().post(
         "/api/v1/records/verify", "format=x", content_type="application/x-www-form-urlencoded"
     )
     assert_problem(response, 415, "unsupported-media-type")
 
 
-def test_asking_for_anything_but_json_is_a_406_problem(world: World) -> None:
+def test_asking_for_anything_but_json_is_a_406_problem(world: ClubWorld) -> None:
     response = Client().get("/api/v1/clubs", headers={"Accept": "application/xml"})
     assert_problem(response, 406, "not-acceptable")
 
 
-def test_an_oversized_body_is_a_413_problem(world: World, settings: Any) -> None:
+def test_an_oversized_body_is_a_413_problem(world: ClubWorld, settings: Any) -> None:
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2048
     big = '{"moves": "' + "x" * 4096 + '"}'
     for path in ("/api/v1/records/verify", "/api/v1/tokens", "/api/v1/nothing"):
@@ -93,7 +94,7 @@ def test_an_oversized_body_is_a_413_problem(world: World, settings: Any) -> None
 
 
 def test_a_crash_is_a_logged_500_problem_not_an_html_page(
-    world: World, monkeypatch: pytest.MonkeyPatch, settings: Any, caplog: Any
+    world: ClubWorld, monkeypatch: pytest.MonkeyPatch, settings: Any, caplog: Any
 ) -> None:
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("the test broke this on purpose")
@@ -107,7 +108,7 @@ def test_a_crash_is_a_logged_500_problem_not_an_html_page(
     assert "the test broke this on purpose" in caplog.text
 
 
-def test_a_validation_error_names_every_field(world: World, api: Api) -> None:
+def test_a_validation_error_names_every_field(world: ClubWorld, api: Api) -> None:
     status, body, _ = api.post(
         "/api/v1/tournaments",
         {"club": "x", "game": "chess", "rounds": 0},
@@ -120,7 +121,7 @@ def test_a_validation_error_names_every_field(world: World, api: Api) -> None:
 
 
 def test_too_many_requests_is_a_429_problem_with_retry_after(
-    world: World, api: Api, settings: Any, monkeypatch: pytest.MonkeyPatch
+    world: ClubWorld, api: Api, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The counts are per fixed window: keep the test inside one.
     monkeypatch.setattr(RateLimits, "timer", lambda self: 15.0)
@@ -154,7 +155,7 @@ def test_problem_types_describe_themselves(api: Api, db: Any) -> None:
         assert status == 200 and one == kind
 
 
-def test_cors_answers_the_clubs_own_site_only(settings: Any, world: World) -> None:
+def test_cors_answers_the_clubs_own_site_only(settings: Any, world: ClubWorld) -> None:
     settings.CORS_ALLOWED_ORIGINS = ["https://club.example"]
     preflight = Client().options(
         "/api/v1/games",

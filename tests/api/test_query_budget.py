@@ -13,13 +13,14 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.api.conftest import Api, World, make_world, seat_of_name, tournament_game
+from tests.api.conftest import Api
+from tests.factories import ClubWorld, club_world, seat_of_name, tournament_game
 from tournaments.models import Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def waited_name(world: World, game: Game) -> str:
+def waited_name(world: ClubWorld, game: Game) -> str:
     game.refresh_from_db()
     seat = game.waiting_for[0]
     return next(n for n in ("alice", "bob", "carol") if seat_of_name(world, game, n) == seat)
@@ -32,7 +33,7 @@ def statements(call: Any) -> tuple[Any, list[str]]:
 
 
 def test_a_seated_players_view_of_their_game_costs_four_statements(api: Api) -> None:
-    world = make_world()
+    world = club_world()
     _, game = tournament_game(world)
     name = waited_name(world, game)
     api.get(f"/api/v1/games/{game.pk}", token=world.tokens[name])  # the token's last use noted
@@ -47,7 +48,7 @@ def test_a_seated_players_view_of_their_game_costs_four_statements(api: Api) -> 
 def test_an_action_costs_twelve_statements_from_begin_to_after_the_commit(
     api: Api,
 ) -> None:
-    world = make_world()
+    world = club_world()
     _, game = tournament_game(world)
     name = waited_name(world, game)
     api.get(f"/api/v1/games/{game.pk}", token=world.tokens[name])

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from tests.api.conftest import Api, World
+from tests.api.conftest import Api
 from tests.api.test_games import standalone
 from tests.api.test_throttles import START, Clock, use_cache
+from tests.factories import ClubWorld
 from tests.service.play import play
 from tournaments import play as service
 from tournaments.api.throttling import RateLimits
@@ -26,12 +27,12 @@ IMPORT = "/api/v1/records"
 
 
 @pytest.fixture
-def record(world: World) -> dict[str, Any]:
+def record(world: ClubWorld) -> dict[str, Any]:
     return service.export_record(play(standalone(world), random.Random(6)))
 
 
 def test_a_record_with_more_moves_than_the_limit_is_a_422_before_any_replay(
-    settings: Any, world: World, api: Api, record: dict[str, Any]
+    settings: Any, world: ClubWorld, api: Api, record: dict[str, Any]
 ) -> None:
     settings.PARLOUR_RECORD_MAX_MOVES = len(record["moves"])
     assert api.post(VERIFY, record)[0] == 200
@@ -44,7 +45,7 @@ def test_a_record_with_more_moves_than_the_limit_is_a_422_before_any_replay(
 
 
 def test_a_record_larger_than_the_limit_is_a_413_problem(
-    settings: Any, world: World, api: Api, record: dict[str, Any]
+    settings: Any, world: ClubWorld, api: Api, record: dict[str, Any]
 ) -> None:
     settings.PARLOUR_RECORD_MAX_BYTES = 4096
     padded = record | {"players": ["x" * 5000, "y"]}
@@ -64,7 +65,11 @@ def test_the_default_limits_refuse_the_issues_ten_thousand_move_record(
 
 
 def test_verify_is_throttled_per_address_for_anonymous_and_signed_in_callers(
-    settings: Any, monkeypatch: pytest.MonkeyPatch, world: World, api: Api, record: dict[str, Any]
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    world: ClubWorld,
+    api: Api,
+    record: dict[str, Any],
 ) -> None:
     use_cache(settings, "locmem")
     pinned = Clock(START)

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from events.store import Position, read_all
-from tests.api.conftest import Api, World, seat_of_name, tournament_game
+from tests.api.conftest import Api
+from tests.factories import ClubWorld, seat_of_name, tournament_game
 from tests.service.play import play, step
 from tournaments import play as service
 from tournaments.models import Game
@@ -50,7 +51,7 @@ def events_of(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [f for f in frames if "data" in f and f.get("event") != "end"]
 
 
-def test_a_game_stream_sends_each_event_with_its_sequence_as_id(world: World, api: Api) -> None:
+def test_a_game_stream_sends_each_event_with_its_sequence_as_id(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     play(game, random.Random(1), moves=4)
     game.refresh_from_db()
@@ -64,7 +65,7 @@ def test_a_game_stream_sends_each_event_with_its_sequence_as_id(world: World, ap
     assert frames[-1]["comment"].startswith("time is up")
 
 
-def test_a_game_stream_resumes_after_last_event_id(world: World, api: Api) -> None:
+def test_a_game_stream_resumes_after_last_event_id(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     play(game, random.Random(2), moves=5)
     game.refresh_from_db()
@@ -77,7 +78,7 @@ def test_a_game_stream_resumes_after_last_event_id(world: World, api: Api) -> No
     assert status == 400 and problem["field"] == "Last-Event-ID"
 
 
-def test_a_game_stream_is_redacted_per_caller(world: World, api: Api) -> None:
+def test_a_game_stream_is_redacted_per_caller(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     rng = random.Random(3)
     for _ in range(12):
@@ -90,7 +91,7 @@ def test_a_game_stream_is_redacted_per_caller(world: World, api: Api) -> None:
         assert [f["data"] for f in sent] == service.game_events(game, seat)
 
 
-def test_a_game_stream_ends_with_the_game(world: World, api: Api) -> None:
+def test_a_game_stream_ends_with_the_game(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     play(game, random.Random(4))
     frames = read_sse(api, f"/api/v1/games/{game.pk}/stream?timeout=30")
@@ -100,7 +101,7 @@ def test_a_game_stream_ends_with_the_game(world: World, api: Api) -> None:
     assert "deck" in events_of(frames)[0]["data"]["payload"]
 
 
-def test_the_stream_timeout_is_bounded(world: World, api: Api, settings: Any) -> None:
+def test_the_stream_timeout_is_bounded(world: ClubWorld, api: Api, settings: Any) -> None:
     _, game = tournament_game(world)
     settings.PARLOUR_STREAM_SECONDS = 5
     for bad in ("0", "-1", "6", "soon"):
@@ -110,7 +111,7 @@ def test_the_stream_timeout_is_bounded(world: World, api: Api, settings: Any) ->
 
 @TRANSACTIONAL
 def test_a_tournament_stream_sends_its_games_events_by_global_position(
-    world: World, api: Api
+    world: ClubWorld, api: Api
 ) -> None:
     tournament, game = tournament_game(world)
     _, elsewhere = tournament_game(world, "bhabhi", ("alice", "bob", "dave"))
@@ -133,7 +134,7 @@ def test_a_tournament_stream_sends_its_games_events_by_global_position(
 
 
 @TRANSACTIONAL
-def test_a_tournament_stream_is_redacted_per_caller(world: World, api: Api) -> None:
+def test_a_tournament_stream_is_redacted_per_caller(world: ClubWorld, api: Api) -> None:
     tournament, game = tournament_game(world)
     rng = random.Random(6)
     for _ in range(10):
@@ -150,7 +151,7 @@ def test_a_tournament_stream_is_redacted_per_caller(world: World, api: Api) -> N
 
 
 @TRANSACTIONAL
-def test_a_tournament_stream_ends_when_the_tournament_is_over(world: World, api: Api) -> None:
+def test_a_tournament_stream_ends_when_the_tournament_is_over(world: ClubWorld, api: Api) -> None:
     tournament, game = tournament_game(world)
     play(game, random.Random(7))
     tournament.refresh_from_db()
@@ -163,7 +164,7 @@ def test_a_tournament_stream_ends_when_the_tournament_is_over(world: World, api:
 
 @TRANSACTIONAL
 def test_a_tournament_stream_sends_the_deal_of_a_game_dealt_while_it_reads(
-    world: World, api: Api, monkeypatch: pytest.MonkeyPatch
+    world: ClubWorld, api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The next game of a series is dealt in the same transaction as the last move of the
     one before.  If that commits after the stream looked up the tournament's games but
@@ -203,7 +204,7 @@ def test_a_tournament_stream_sends_the_deal_of_a_game_dealt_while_it_reads(
 
 @TRANSACTIONAL  # a stream closed at its end closes the request's connection
 def test_one_client_may_hold_only_so_many_streams_open_and_gets_them_back_on_close(
-    world: World, api: Api, settings: Any
+    world: ClubWorld, api: Api, settings: Any
 ) -> None:
     """A thousand streams from one client once used up the connection pool for everyone:
     each token (and each address) has a few slots; one more is a 429 problem that says

@@ -23,7 +23,8 @@ from django.test import Client
 from redis.connection import AbstractConnection
 from rest_framework.throttling import SimpleRateThrottle
 
-from tests.api.conftest import Api, World
+from tests.api.conftest import Api
+from tests.factories import ClubWorld
 from tournaments.api import throttling
 from tournaments.api.authentication import create_token
 from tournaments.api.throttling import RateLimits, parse_rate
@@ -119,7 +120,7 @@ def test_the_request_over_a_rate_is_a_429_problem_with_retry_after(
 
 
 def test_retry_after_is_the_rest_of_the_window_of_the_limit_exceeded(
-    locmem: None, clock: Clock, settings: Any, world: World, api: Api
+    locmem: None, clock: Clock, settings: Any, world: ClubWorld, api: Api
 ) -> None:
     set_rates(settings, address="3/min", token="2/hour")
     token = world.tokens["alice"]
@@ -136,7 +137,7 @@ def test_retry_after_is_the_rest_of_the_window_of_the_limit_exceeded(
 
 
 def test_a_token_is_counted_per_token_not_per_user(
-    backend: str, clock: Clock, settings: Any, world: World, api: Api
+    backend: str, clock: Clock, settings: Any, world: ClubWorld, api: Api
 ) -> None:
     set_rates(settings, token="3/min")
     first = world.tokens["alice"]
@@ -147,7 +148,7 @@ def test_a_token_is_counted_per_token_not_per_user(
 
 
 def test_a_browser_session_is_counted_per_user(
-    locmem: None, clock: Clock, settings: Any, world: World
+    locmem: None, clock: Clock, settings: Any, world: ClubWorld
 ) -> None:
     set_rates(settings, token="3/min")
     tab, other_tab, bob = Client(), Client(), Client()
@@ -179,7 +180,7 @@ def test_a_forged_forwarded_for_header_does_not_escape_the_address_limit(
 
 
 def test_an_authenticated_request_is_not_counted_as_anonymous(
-    locmem: None, clock: Clock, settings: Any, world: World, api: Api
+    locmem: None, clock: Clock, settings: Any, world: ClubWorld, api: Api
 ) -> None:
     set_rates(settings, anon="1/min")
     assert statuses(api, 3, token=world.tokens["alice"]) == [200, 200, 200]
@@ -187,7 +188,7 @@ def test_an_authenticated_request_is_not_counted_as_anonymous(
 
 
 def test_every_request_counts_against_its_address(
-    locmem: None, clock: Clock, settings: Any, world: World, api: Api
+    locmem: None, clock: Clock, settings: Any, world: ClubWorld, api: Api
 ) -> None:
     set_rates(settings, address="3/min")
     assert statuses(api, 1) == [200]
@@ -229,7 +230,7 @@ def test_a_rate_of_none_is_no_limit(locmem: None, clock: Clock, settings: Any, a
 
 @pytest.mark.redis
 def test_on_redis_a_request_costs_one_round_trip(
-    clock: Clock, settings: Any, world: World, api: Api, monkeypatch: pytest.MonkeyPatch
+    clock: Clock, settings: Any, world: ClubWorld, api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     use_cache(settings, "redis")
     set_rates(settings, address="100/min", anon="50/min", token="10/min")
@@ -273,7 +274,7 @@ DOWN = {
 
 
 def test_while_the_cache_is_down_requests_are_allowed(
-    clock: Clock, settings: Any, world: World, api: Api, caplog: pytest.LogCaptureFixture
+    clock: Clock, settings: Any, world: ClubWorld, api: Api, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings.CACHES = DOWN
     set_rates(settings, address="1/min", anon="1/min", token="1/min")

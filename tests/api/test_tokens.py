@@ -9,7 +9,8 @@ import pytest
 from django.middleware.csrf import get_token
 from django.test import Client, RequestFactory
 
-from tests.api.conftest import PASSWORD, Api, World
+from tests.api.conftest import Api
+from tests.factories import PASSWORD, ClubWorld
 from tournaments.models import ApiToken
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +21,9 @@ def basic(username: str, password: str = PASSWORD) -> dict[str, str]:
     return {"Authorization": f"Basic {raw}"}
 
 
-def test_a_token_is_created_with_a_password_and_its_key_shown_once(world: World, api: Api) -> None:
+def test_a_token_is_created_with_a_password_and_its_key_shown_once(
+    world: ClubWorld, api: Api
+) -> None:
     user = world.users["alice"]
     status, body, response = api.post(
         "/api/v1/tokens", {"name": "laptop"}, headers=basic(user.username)
@@ -42,7 +45,7 @@ def test_a_token_is_created_with_a_password_and_its_key_shown_once(world: World,
     assert me["username"] == user.username and me["players"][0]["name"] == "Alice"
 
 
-def test_a_wrong_password_creates_nothing(world: World, api: Api) -> None:
+def test_a_wrong_password_creates_nothing(world: ClubWorld, api: Api) -> None:
     before = ApiToken.objects.count()
     status, body, response = api.post(
         "/api/v1/tokens", {}, headers=basic(world.users["alice"].username, "wrong")
@@ -52,12 +55,12 @@ def test_a_wrong_password_creates_nothing(world: World, api: Api) -> None:
     assert ApiToken.objects.count() == before
 
 
-def test_a_token_cannot_create_tokens(world: World, api: Api) -> None:
+def test_a_token_cannot_create_tokens(world: ClubWorld, api: Api) -> None:
     status, body, _ = api.post("/api/v1/tokens", {}, token=world.tokens["alice"])
     assert status == 401 and body["status"] == 401
 
 
-def test_a_browser_session_creates_a_token_with_its_csrf_token(world: World) -> None:
+def test_a_browser_session_creates_a_token_with_its_csrf_token(world: ClubWorld) -> None:
     client = Client(enforce_csrf_checks=True)
     client.force_login(world.users["bob"])
     refused = client.post("/api/v1/tokens", {}, content_type="application/json")
@@ -76,7 +79,7 @@ def test_a_browser_session_creates_a_token_with_its_csrf_token(world: World) -> 
     assert client.get("/api/v1/me").json()["username"] == world.users["bob"].username
 
 
-def test_a_revoked_token_no_longer_authenticates(world: World, api: Api) -> None:
+def test_a_revoked_token_no_longer_authenticates(world: ClubWorld, api: Api) -> None:
     key = world.tokens["carol"]
     token = ApiToken.objects.get(key_hash=hashlib.sha256(key.encode()).hexdigest())
     status, _, _ = api.delete(f"/api/v1/tokens/{token.pk}", token=key)
@@ -88,7 +91,7 @@ def test_a_revoked_token_no_longer_authenticates(world: World, api: Api) -> None
     assert token.revoked_at is not None
 
 
-def test_nobody_sees_or_revokes_another_users_token(world: World, api: Api) -> None:
+def test_nobody_sees_or_revokes_another_users_token(world: ClubWorld, api: Api) -> None:
     theirs = ApiToken.objects.filter(user=world.users["alice"]).first()
     assert theirs is not None
     for method in ("get", "delete"):
@@ -104,20 +107,20 @@ def test_nobody_sees_or_revokes_another_users_token(world: World, api: Api) -> N
     assert theirs.revoked_at is None
 
 
-def test_a_bad_authorization_header_is_401_not_a_crash(world: World, api: Api) -> None:
+def test_a_bad_authorization_header_is_401_not_a_crash(world: ClubWorld, api: Api) -> None:
     for header in ("Bearer", "Bearer a b", "Bearer nope", "Bearer \u00e9t\u00e9"):
         status, body, _ = api.get("/api/v1/me", headers={"Authorization": header})
         assert status == 401 and body["status"] == 401
 
 
-def test_me_needs_authentication(world: World, api: Api) -> None:
+def test_me_needs_authentication(world: ClubWorld, api: Api) -> None:
     status, body, _ = api.get("/api/v1/me")
     assert status == 401 and body["type"] == "/api/v1/problems/unauthenticated"
     me = api.get("/api/v1/me", token=world.tokens["org"])[1]
     assert me["organiser_of"] == [world.club.pk] and me["players"] == []
 
 
-def test_a_tokens_last_use_is_recorded(world: World, api: Api) -> None:
+def test_a_tokens_last_use_is_recorded(world: ClubWorld, api: Api) -> None:
     key = world.tokens["dave"]
     token = ApiToken.objects.get(key_hash=hashlib.sha256(key.encode()).hexdigest())
     assert token.last_used_at is None

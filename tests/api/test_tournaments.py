@@ -7,21 +7,22 @@ from typing import Any
 
 import pytest
 
-from tests.api.conftest import Api, World, make_world
+from tests.api.conftest import Api
+from tests.factories import ClubWorld, club_world
 from tests.service.play import play
 from tournaments.models import CheckIn, Game, Registration, Round, Tournament
 
 pytestmark = pytest.mark.django_db
 
 
-def create(api: Api, world: World, **fields: Any) -> tuple[int, Any]:
+def create(api: Api, world: ClubWorld, **fields: Any) -> tuple[int, Any]:
     body = {"club": world.club.pk, "name": "Friday night", "game": "old_maid", "rounds": 2}
     body.update(fields)
     status, data, _ = api.post("/api/v1/tournaments", body, token=world.tokens["org"])
     return status, data
 
 
-def test_clubs_and_players_are_public(world: World, api: Api) -> None:
+def test_clubs_and_players_are_public(world: ClubWorld, api: Api) -> None:
     clubs = api.get("/api/v1/clubs")[1]
     assert [c["slug"] for c in clubs["results"]] == ["parlour-club"]
     assert api.get(f"/api/v1/clubs/{world.club.pk}")[1]["name"] == "Parlour Club"
@@ -35,7 +36,7 @@ def test_clubs_and_players_are_public(world: World, api: Api) -> None:
     assert api.get("/api/v1/players?club=abc")[0] == 400
 
 
-def test_organisers_add_players_and_others_may_not(world: World, api: Api) -> None:
+def test_organisers_add_players_and_others_may_not(world: ClubWorld, api: Api) -> None:
     body = {"club": world.club.pk, "name": "Robot", "bot_level": "random"}
     assert api.post("/api/v1/players", body)[0] == 401
     status, problem, _ = api.post("/api/v1/players", body, token=world.tokens["alice"])
@@ -52,7 +53,7 @@ def test_organisers_add_players_and_others_may_not(world: World, api: Api) -> No
     assert status == 422 and problem["field"] == "username"
 
 
-def test_organisers_create_tournaments_of_their_club_only(world: World, api: Api) -> None:
+def test_organisers_create_tournaments_of_their_club_only(world: ClubWorld, api: Api) -> None:
     status, tournament = create(api, world, table_min=3, table_max=4, turn_seconds=60)
     assert status == 201 and tournament["status"] == "registration"
     assert tournament["series"] == {"kind": "losses", "target": 5} or tournament["series"]["kind"]
@@ -61,14 +62,16 @@ def test_organisers_create_tournaments_of_their_club_only(world: World, api: Api
     body = {"club": world.club.pk, "name": "Mine", "game": "old_maid", "rounds": 1}
     assert api.post("/api/v1/tournaments", body)[0] == 401
     assert api.post("/api/v1/tournaments", body, token=world.tokens["alice"])[0] == 403
-    other = make_world("other-club")
+    other = club_world("other-club")
     status, problem, _ = api.post(
         "/api/v1/tournaments", {**body, "club": other.club.pk}, token=world.tokens["org"]
     )
     assert status == 403 and "Parlour Club" in problem["detail"]
 
 
-def test_the_rules_refuse_a_tournament_with_a_422_naming_the_field(world: World, api: Api) -> None:
+def test_the_rules_refuse_a_tournament_with_a_422_naming_the_field(
+    world: ClubWorld, api: Api
+) -> None:
     status, problem = create(api, world, table_min=2, table_max=9)
     assert status == 422 and problem["type"] == "/api/v1/problems/refused"
     assert problem["field"] == "table_max" and "2 to 6" in problem["detail"]
@@ -76,14 +79,14 @@ def test_the_rules_refuse_a_tournament_with_a_422_naming_the_field(world: World,
     assert status == 422 and problem["field"] == "club"
 
 
-def test_tournaments_list_filters_by_club_and_status(world: World, api: Api) -> None:
+def test_tournaments_list_filters_by_club_and_status(world: ClubWorld, api: Api) -> None:
     create(api, world)
     assert api.get(f"/api/v1/tournaments?club={world.club.pk}")[1]["count"] == 1
     assert api.get("/api/v1/tournaments?status=running")[1]["count"] == 0
     assert api.get("/api/v1/tournaments?status=bogus")[0] == 400
 
 
-def test_a_club_night_through_the_api(world: World, api: Api) -> None:
+def test_a_club_night_through_the_api(world: ClubWorld, api: Api) -> None:
     """Register, check in, seat, swap, begin, play, standings, ratings: the organiser's night."""
     status, tournament = create(api, world, rounds=1, table_min=2, table_max=2)
     tid = tournament["id"]
@@ -176,7 +179,7 @@ def test_a_club_night_through_the_api(world: World, api: Api) -> None:
     assert Round.objects.get(tournament_id=tid).status == "finished"
 
 
-def test_start_round_takes_the_organisers_constraints(world: World, api: Api) -> None:
+def test_start_round_takes_the_organisers_constraints(world: ClubWorld, api: Api) -> None:
     status, tournament = create(api, world, rounds=1, table_min=2, table_max=2)
     base = f"/api/v1/tournaments/{tournament['id']}"
     for name in ("alice", "bob", "carol", "dave"):
@@ -196,9 +199,9 @@ def test_start_round_takes_the_organisers_constraints(world: World, api: Api) ->
     assert status == 400 and problem["field"].startswith("apart")
 
 
-def test_players_of_another_club_cannot_be_registered(world: World, api: Api) -> None:
+def test_players_of_another_club_cannot_be_registered(world: ClubWorld, api: Api) -> None:
     status, tournament = create(api, world)
-    other = make_world("elsewhere")
+    other = club_world("elsewhere")
     status, problem, _ = api.post(
         f"/api/v1/tournaments/{tournament['id']}/registrations",
         {"player": other.players["alice"].pk},
@@ -209,7 +212,7 @@ def test_players_of_another_club_cannot_be_registered(world: World, api: Api) ->
 
 
 def test_a_give_away_deal_limit_is_set_explicitly_and_shown_in_the_api(
-    world: World, api: Api
+    world: ClubWorld, api: Api
 ) -> None:
     status, plain = create(api, world, game="give_away")
     off = {"kind": "first_to", "target": 3, "points": None, "deal_limit": None}
@@ -228,7 +231,7 @@ def test_a_give_away_deal_limit_is_set_explicitly_and_shown_in_the_api(
     ],
 )
 def test_a_deal_limit_below_the_target_or_outside_first_to_is_refused(
-    world: World, api: Api, game: str, series: dict[str, Any]
+    world: ClubWorld, api: Api, game: str, series: dict[str, Any]
 ) -> None:
     status, problem = create(api, world, game=game, series=series)
     assert status == 422 and problem["field"] == "series" and "deal limit" in problem["detail"]

@@ -65,6 +65,8 @@ def _missing() -> str | None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     mine = [item for item in items if str(item.fspath).startswith(str(Path(__file__).parent))]
+    for item in mine:  # a server, a helper process and Chromium for each test
+        item.add_marker(pytest.mark.slow)
     reason = _missing() if mine else None
     if reason is None:
         return

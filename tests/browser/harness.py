@@ -28,6 +28,7 @@ from django.contrib.auth.models import User  # noqa: E402
 from django.db import close_old_connections  # noqa: E402
 
 from engine.series import SeriesFormat  # noqa: E402
+from tests.factories import ONE_DEAL, PAGE_SEATS, begin_round  # noqa: E402
 from tournaments import services  # noqa: E402
 from tournaments.management.commands.play_bots import run_all_bots  # noqa: E402
 from tournaments.models import Club, Game, Round, Table, Tournament  # noqa: E402
@@ -38,14 +39,8 @@ from tournaments.workers.autoplay import (  # noqa: E402
     play_bot_move,
 )
 
-#: The other seats of each game the play tests play (one person + bots).
-PLAY_SEATS = {"give_away": 2, "old_maid": 2, "bhabhi": 3, "give_and_take": 2}
-ONE_DEAL = {
-    "give_away": SeriesFormat("first_to", 1),
-    "old_maid": SeriesFormat("losses", 1),
-    "bhabhi": SeriesFormat("losses", 1),
-    "give_and_take": SeriesFormat("place_points", 1),
-}
+#: The seats of each game the play tests play (one person + bots), as the page tests'.
+PLAY_SEATS = PAGE_SEATS
 
 
 class Bots:
@@ -128,7 +123,7 @@ def cmd_watch(tag: str, game: str = "bhabhi", players: int = 4, deals: int = 2) 
     )
     for bot in bots:
         services.register(tournament, bot)
-    services.begin_round(services.start_round(tournament, auto_check_in=True))
+    begin_round(tournament)
     return {"tournament": tournament.pk, "tables": _tables(tournament)}
 
 
@@ -152,7 +147,7 @@ def cmd_finished(
         )
         for bot in bots:
             services.register(tournament, bot)
-        services.begin_round(services.start_round(tournament, auto_check_in=True))
+        begin_round(tournament)
         run_all_bots(tournament)
         games = list(Game.objects.filter(table__round__tournament=tournament).order_by("id"))
         if games and games[-1].sequence - 1 >= least:
@@ -176,7 +171,7 @@ def cmd_play(tag: str, game: str) -> dict[str, Any]:
     )
     for player in [person, *bots]:
         services.register(tournament, player)
-    services.begin_round(services.start_round(tournament, auto_check_in=True))
+    begin_round(tournament)
     tables = _tables(tournament)
     return {
         "tournament": tournament.pk,

@@ -80,7 +80,9 @@ def test_an_organiser_runs_round_one_from_creation_to_standings(
         ".some(b => b.textContent === 'finished')",
         timeout=60_000,
     )
-    page.wait_for_selector("svg.chart")
+    # The chart is drawn once the standings are in; a loaded machine takes longer than
+    # the 15 s default (tests/browser/conftest.py).
+    page.wait_for_selector("svg.chart", timeout=60_000)
     rows = page.locator("#standings tbody tr")
     assert rows.count() == 6
     points = [float(r.locator("td.num").first.inner_text()) for r in rows.all()]

@@ -48,7 +48,8 @@ from django.test import Client
 
 from engine.registry import get_game
 from events.store import read_stream
-from tests.fuzz.conftest import Table, assert_problem, deterministic, make_club, make_table
+from tests.factories import FuzzTable, fuzz_club, fuzz_table
+from tests.fuzz.conftest import assert_problem, deterministic
 from tournaments.models import Player
 
 CARD = re.compile(r"[2-9TJQKA][SHDC]")
@@ -170,7 +171,7 @@ class Secret:
 class Secrets:
     """What each viewer may not see, from the engine and the stored events alone."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: FuzzTable) -> None:
         self.table = table
         self.game = table.game.pk
         self.known: dict[int | None, set[str]] = {}
@@ -427,7 +428,7 @@ class Checker:
                 self.hit(what, f"the sentence {told!r} of a pending declaration")
 
 
-def surfaces(table: Table, viewer: Viewer) -> list[str]:
+def surfaces(table: FuzzTable, viewer: Viewer) -> list[str]:
     game = table.game
     tournament = table.tournament.pk
     paths = [
@@ -452,7 +453,7 @@ def surfaces(table: Table, viewer: Viewer) -> list[str]:
     return paths
 
 
-def read(checker: Checker, table: Table, viewer: Viewer, path: str, secret: Secret) -> None:
+def read(checker: Checker, table: FuzzTable, viewer: Viewer, path: str, secret: Secret) -> None:
     """Fetch ``path`` as ``viewer`` and search all of it."""
     game = table.game
     what = f"{game.kind}/{game.seats} #{game.pk} at {game.sequence}, {viewer.name}: {path}"
@@ -505,7 +506,7 @@ def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return dict(rng.choice(moving))
 
 
-def viewers_of(table: Table, tokens: dict[int, str]) -> list[Viewer]:
+def viewers_of(table: FuzzTable, tokens: dict[int, str]) -> list[Viewer]:
     """Every seat, an anonymous caller, the bystander and the organiser, each logged in;
     ``tokens``: each seated player's token, by player."""
     game = table.game
@@ -544,7 +545,7 @@ def play_game(kind: str, seats: int, seed: int, per_step: int = 1, stride: int =
 def _play_game(kind: str, seats: int, seed: int, per_step: int, stride: int) -> Tally:
     tally = Tally(games=1)
     rng = random.Random(f"{kind}-{seats}-{seed}")
-    table = make_table(kind, seats, club=make_club(max(4, seats)), rng=rng)
+    table = fuzz_table(kind, seats, club=fuzz_club(max(4, seats)), rng=rng)
     secrets = Secrets(table)
     checker = Checker(secrets, tally, list(table.game.players))
     seated = table.game.context["seats"]

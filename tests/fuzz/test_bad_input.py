@@ -40,21 +40,14 @@ from hypothesis.stateful import (
 
 from engine.contract import IllegalAction
 from engine.registry import get_game
-from tests.fuzz.conftest import (
-    SEATS,
-    Table,
-    assert_problem,
-    call,
-    deterministic,
-    make_table,
-    snapshot,
-)
+from tests.factories import FUZZ_SEATS, FuzzTable, fuzz_table
+from tests.fuzz.conftest import assert_problem, call, deterministic, snapshot
 from tournaments import play as service
 
 # Both backends (the ``backend`` fixture), one fixed seed: the same run every time.
 pytestmark = [pytest.mark.django_db(databases="__all__"), pytest.mark.usefixtures("backend")]
 
-KINDS = sorted(SEATS)
+KINDS = sorted(FUZZ_SEATS)
 
 json_scalars = (
     st.none()
@@ -107,7 +100,7 @@ def is_json(raw: bytes) -> bool:
     return True
 
 
-def legality(table: Table, seat: int, action: Any) -> str:
+def legality(table: FuzzTable, seat: int, action: Any) -> str:
     """What the engine says of ``action`` by ``seat`` now: "legal", "illegal" or its crash."""
     game = table.refresh()
     engine = get_game(game.kind)
@@ -138,7 +131,7 @@ class BadInput(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.client = Client()
-        self.table: Table | None = None
+        self.table: FuzzTable | None = None
         self.keys = 0
         self.patches = ExitStack()
         #: Whether the game runs, as the invariant last saw it (preconditions read it).
@@ -149,7 +142,7 @@ class BadInput(RuleBasedStateMachine):
     # -- helpers -----------------------------------------------------------------------------
 
     @property
-    def t(self) -> Table:
+    def t(self) -> FuzzTable:
         assert self.table is not None
         return self.table
 
@@ -209,7 +202,7 @@ class BadInput(RuleBasedStateMachine):
     @initialize(kind=st.sampled_from(KINDS), seed=st.integers(min_value=0, max_value=2**32))
     def deal(self, kind: str, seed: int) -> None:
         rng = self.patches.enter_context(deterministic(seed))
-        self.table = make_table(kind, rng=rng)
+        self.table = fuzz_table(kind, rng=rng)
 
     @invariant()
     def the_projection_matches_the_events(self) -> None:
@@ -543,7 +536,7 @@ def test_bad_input_to_the_action_endpoint_is_always_a_4xx_problem_that_changes_n
 
 
 def test_a_body_over_the_default_limit_is_a_413_problem_that_changes_nothing() -> None:
-    table = make_table("old_maid")
+    table = fuzz_table("old_maid")
     client = Client()
     before = snapshot()
     raw = json.dumps(

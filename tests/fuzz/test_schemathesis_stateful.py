@@ -29,7 +29,8 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
 from engine.registry import get_game
-from tests.fuzz.conftest import PROBLEM, deterministic, make_club, make_table, snapshot
+from tests.factories import fuzz_club, fuzz_table
+from tests.fuzz.conftest import PROBLEM, deterministic, snapshot
 from tournaments import play as games
 from tournaments import services
 from tournaments.api.authentication import create_token
@@ -67,15 +68,15 @@ def test_schemathesis_stateful_finds_no_server_error_and_every_refusal_changes_n
 
 
 def _stateful_run(wsgi_app: Any) -> None:
-    club = make_club()
+    club = fuzz_club()
     # The organiser plays too: its own player sits at an Old Maid table.
     organiser = club.club.organisers.get()
     mine = services.add_player(club.club, "Organiser", user=organiser)
     others = club.people[:2]
     club.people = [(mine, club.organiser), *others]
-    make_table("old_maid", 3, club)
-    make_table("bhabhi", 3, club)
-    finished = make_table("give_away", 2, club)
+    fuzz_table("old_maid", 3, club)
+    fuzz_table("bhabhi", 3, club)
+    finished = fuzz_table("give_away", 2, club)
     rng = random.Random(1)
     while not (game := finished.current()).is_over:
         seat = rng.choice(game.waiting_for or game.to_act)

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 from django.test import Client, override_settings
 
-from tests.fuzz.conftest import call, make_table
+from tests.factories import fuzz_table
+from tests.fuzz.conftest import call
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +32,7 @@ DOWN = {
 
 
 def test_the_game_is_served_while_the_cache_is_down() -> None:
-    table = make_table("old_maid")
+    table = fuzz_table("old_maid")
     with override_settings(CACHES=DOWN):
         response = call(
             Client(), "GET", f"/api/v1/games/{table.game.pk}", token=table.seat_tokens[0]
@@ -40,7 +41,7 @@ def test_the_game_is_served_while_the_cache_is_down() -> None:
 
 
 def test_an_action_is_taken_while_the_cache_is_down() -> None:
-    table = make_table("old_maid")
+    table = fuzz_table("old_maid")
     game = table.game
     seat = game.waiting_for[0]
     body: dict[str, Any] = {

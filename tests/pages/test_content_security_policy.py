@@ -16,7 +16,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from tests.pages.conftest import World, bot_tournament
+from tests.factories import PageWorld, bot_tournament
 from tournaments.models import Game
 
 pytestmark = pytest.mark.django_db
@@ -66,7 +66,7 @@ def policy(client: Client, path: str) -> tuple[str, str]:
     return response["Content-Security-Policy"], response.content.decode()
 
 
-def test_the_policy_allows_only_our_own_scripts_and_styles(world: World) -> None:
+def test_the_policy_allows_only_our_own_scripts_and_styles(world: PageWorld) -> None:
     header, _ = policy(world.client(), "/")
     directives = dict(
         (part.split(" ", 1) + [""])[:2] for part in (p.strip() for p in header.split(";")) if part
@@ -79,7 +79,7 @@ def test_the_policy_allows_only_our_own_scripts_and_styles(world: World) -> None
 
 
 def test_every_page_keeps_to_the_policy(
-    world: World, make_person_game: Callable[..., Game]
+    world: PageWorld, make_person_game: Callable[..., Game]
 ) -> None:
     tournament = bot_tournament(world)
     finished = Game.objects.filter(table__round__tournament=tournament).first()
@@ -110,7 +110,7 @@ def test_every_page_keeps_to_the_policy(
         assert blocked(html) == [], path
 
 
-def test_the_api_docs_page_loads_its_script_from_a_url(world: World) -> None:
+def test_the_api_docs_page_loads_its_script_from_a_url(world: PageWorld) -> None:
     header, html = policy(world.client(), "/api/v1/docs")
     assert "script-src 'self'" in header
     assert [b for b in blocked(html) if not b.startswith("<style>")] == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from tests.pages.conftest import World, bot_tournament
+from tests.factories import PageWorld, bot_tournament
 from tournaments import services
 from tournaments.models import CheckIn, Game, Player, Registration, Round, TableSeat, Tournament
 from tournaments.play import apply_timeout
@@ -14,7 +14,7 @@ from tournaments.play import apply_timeout
 pytestmark = pytest.mark.django_db
 
 
-def _create(world: World, **changes: object) -> object:
+def _create(world: PageWorld, **changes: object) -> object:
     data = {
         "club": world.club.pk,
         "name": "Spring Cup",
@@ -31,7 +31,7 @@ def _create(world: World, **changes: object) -> object:
     return world.client(world.organiser).post("/tournaments/new", data)
 
 
-def test_an_organiser_creates_a_tournament_with_the_form(world: World) -> None:
+def test_an_organiser_creates_a_tournament_with_the_form(world: PageWorld) -> None:
     form = world.client(world.organiser).get("/tournaments/new")
     assert form.status_code == 200 and "Create the tournament" in form.content.decode()
     answer = _create(world)
@@ -41,7 +41,9 @@ def test_an_organiser_creates_a_tournament_with_the_form(world: World) -> None:
     assert (tournament.table_min, tournament.table_max) == (2, 3)
 
 
-def test_the_use_cases_refusal_shows_on_the_form_field_and_creates_nothing(world: World) -> None:
+def test_the_use_cases_refusal_shows_on_the_form_field_and_creates_nothing(
+    world: PageWorld,
+) -> None:
     answer = _create(world, game="bhabhi", table_min=2)
     page = answer.content.decode()  # type: ignore[attr-defined]
     assert answer.status_code == 200  # type: ignore[attr-defined]
@@ -52,7 +54,7 @@ def test_the_use_cases_refusal_shows_on_the_form_field_and_creates_nothing(world
 
 
 def test_an_organisers_deal_limit_is_kept_and_shown_with_how_the_match_is_placed(
-    world: World,
+    world: PageWorld,
 ) -> None:
     _create(world, series_target=3, series_deal_limit=12)
     tournament = Tournament.objects.get(name="Spring Cup")
@@ -66,14 +68,14 @@ def test_an_organisers_deal_limit_is_kept_and_shown_with_how_the_match_is_placed
     assert not Tournament.objects.filter(name="Old Maid night").exists()
 
 
-def test_a_give_away_match_shows_it_has_no_deal_limit_by_default(world: World) -> None:
+def test_a_give_away_match_shows_it_has_no_deal_limit_by_default(world: PageWorld) -> None:
     _create(world, series_target=3)
     tournament = Tournament.objects.get(name="Spring Cup")
     page = world.client(world.organiser).get(f"/tournaments/{tournament.pk}/").content.decode()
     assert "first to 3 round wins, no limit on deals" in page
 
 
-def test_only_organisers_of_the_club_may_organise(world: World) -> None:
+def test_only_organisers_of_the_club_may_organise(world: PageWorld) -> None:
     tournament = services.create_tournament(world.club, "Closed", "give_away", 1)
     ann = world.client(world.person)
     assert ann.get("/tournaments/new").status_code == 403
@@ -95,7 +97,7 @@ def test_only_organisers_of_the_club_may_organise(world: World) -> None:
     )
 
 
-def test_an_organiser_runs_a_round_from_registration_to_standings(world: World) -> None:
+def test_an_organiser_runs_a_round_from_registration_to_standings(world: PageWorld) -> None:
     tournament = services.create_tournament(
         world.club,
         "Club Night",
@@ -155,7 +157,7 @@ def test_an_organiser_runs_a_round_from_registration_to_standings(world: World) 
     assert "Clocks and timeouts" in live and "<html" not in live
 
 
-def test_errors_of_organiser_commands_are_shown_and_change_nothing(world: World) -> None:
+def test_errors_of_organiser_commands_are_shown_and_change_nothing(world: PageWorld) -> None:
     tournament = services.create_tournament(world.club, "Empty", "bhabhi", 1)
     org = world.client(world.organiser)
     url = f"/tournaments/{tournament.pk}/manage"
@@ -170,7 +172,7 @@ def test_errors_of_organiser_commands_are_shown_and_change_nothing(world: World)
     assert "already has a player called" in twice
 
 
-def test_the_organiser_sees_running_clocks_timeouts_and_gives_a_seat_back(world: World) -> None:
+def test_the_organiser_sees_running_clocks_timeouts_and_gives_a_seat_back(world: PageWorld) -> None:
     tournament = services.create_tournament(
         world.club,
         "Clocked",
@@ -208,14 +210,14 @@ def test_the_organiser_sees_running_clocks_timeouts_and_gives_a_seat_back(world:
     assert row.autoplay is False
 
 
-def test_finished_tournaments_show_final_standings_to_the_organiser(world: World) -> None:
+def test_finished_tournaments_show_final_standings_to_the_organiser(world: PageWorld) -> None:
     tournament = bot_tournament(world, "old_maid", players=3)
     page = world.client(world.organiser).get(f"/tournaments/{tournament.pk}/manage").content
     assert b"The tournament is finished" in page
 
 
 def test_a_new_player_whose_registration_is_refused_is_not_added_to_the_club(
-    world: World,
+    world: PageWorld,
 ) -> None:
     tournament = services.create_tournament(
         world.club, "Over", "give_away", 1, series={"kind": "first_to", "target": 1}

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 from django.contrib.auth.models import User
 
-from tests.pages.conftest import World
+from tests.factories import PageWorld
 from tournaments.models import Game
 from tournaments.play import game_view
 from tournaments.services.access import seat_of
@@ -29,7 +29,7 @@ def _actions(page: str) -> list[dict[str, object]]:
 
 @pytest.mark.parametrize("kind", GAMES)
 def test_the_play_page_shows_the_own_hand_the_legal_actions_and_the_clock(
-    world: World, make_person_game: Callable[..., Game], kind: str
+    world: PageWorld, make_person_game: Callable[..., Game], kind: str
 ) -> None:
     game = make_person_game(kind)
     seat = seat_of(world.person, game)
@@ -55,7 +55,7 @@ def test_the_play_page_shows_the_own_hand_the_legal_actions_and_the_clock(
 
 @pytest.mark.parametrize("kind", GAMES)
 def test_a_person_plays_a_whole_game_through_the_play_page(
-    world: World, make_person_game: Callable[..., Game], kind: str
+    world: PageWorld, make_person_game: Callable[..., Game], kind: str
 ) -> None:
     from tournaments.workers.autoplay import run_bots
 
@@ -90,7 +90,7 @@ def test_a_person_plays_a_whole_game_through_the_play_page(
 
 
 def test_an_illegal_or_stale_action_is_refused_and_changes_nothing(
-    world: World, make_person_game: Callable[..., Game]
+    world: PageWorld, make_person_game: Callable[..., Game]
 ) -> None:
     game = make_person_game("bhabhi")
     client = world.client(world.person)
@@ -126,7 +126,7 @@ def test_an_illegal_or_stale_action_is_refused_and_changes_nothing(
 
 
 def test_deeply_nested_json_in_the_play_form_is_a_readable_400(
-    world: World, make_person_game: Callable[..., Game]
+    world: PageWorld, make_person_game: Callable[..., Game]
 ) -> None:
     game = make_person_game("bhabhi")
     client = world.client(world.person)
@@ -146,7 +146,7 @@ def test_deeply_nested_json_in_the_play_form_is_a_readable_400(
 
 
 def test_only_a_seated_login_may_open_the_play_page_or_act(
-    world: World, make_person_game: Callable[..., Game]
+    world: PageWorld, make_person_game: Callable[..., Game]
 ) -> None:
     game = make_person_game("give_away")
     anonymous = world.client().get(f"/games/{game.pk}/play")
@@ -163,7 +163,7 @@ def test_only_a_seated_login_may_open_the_play_page_or_act(
 
 
 def test_my_games_lists_the_games_waiting_for_the_person(
-    world: World, make_person_game: Callable[..., Game]
+    world: PageWorld, make_person_game: Callable[..., Game]
 ) -> None:
     game = make_person_game("bhabhi")
     page = world.client(world.person).get("/me/").content.decode()
@@ -172,7 +172,7 @@ def test_my_games_lists_the_games_waiting_for_the_person(
     assert world.client().get("/me/").status_code == 302
 
 
-def test_login_page_logs_in_and_back_to_the_page_asked_for(world: World) -> None:
+def test_login_page_logs_in_and_back_to_the_page_asked_for(world: PageWorld) -> None:
     client = world.client()
     page = client.get("/accounts/login/?next=/me/")
     assert page.status_code == 200
@@ -184,7 +184,7 @@ def test_login_page_logs_in_and_back_to_the_page_asked_for(world: World) -> None
 
 
 def test_the_play_page_shows_the_tables_series_and_its_deal_limit(
-    world: World, make_person_game: Callable[..., Game]
+    world: PageWorld, make_person_game: Callable[..., Game]
 ) -> None:
     game = make_person_game("old_maid")
     page = world.client(world.person).get(f"/games/{game.pk}/play").content.decode()
@@ -199,7 +199,7 @@ def test_the_play_page_shows_the_tables_series_and_its_deal_limit(
 
 
 def test_a_forced_move_is_announced_played_for_the_player_and_marked_in_the_log(
-    world: World, make_person_game: Callable[..., Game]
+    world: PageWorld, make_person_game: Callable[..., Game]
 ) -> None:
     game = make_person_game("give_away")
     client = world.client(world.person)
@@ -211,7 +211,7 @@ def test_a_forced_move_is_announced_played_for_the_player_and_marked_in_the_log(
 
 
 def test_a_player_turns_forced_moves_off_on_their_page_and_then_clicks(
-    world: World, make_person_game: Callable[..., Game]
+    world: PageWorld, make_person_game: Callable[..., Game]
 ) -> None:
     client = world.client(world.person)
     assert 'name="play_forced_moves" checked' in client.get("/me/").content.decode()
@@ -230,7 +230,7 @@ def test_a_player_turns_forced_moves_off_on_their_page_and_then_clicks(
 
 
 def test_the_play_form_is_no_card_oracle_an_old_maid_draw_naming_a_card_is_refused_unread(
-    world: World, make_person_game: Callable[..., Game]
+    world: PageWorld, make_person_game: Callable[..., Game]
 ) -> None:
     """Naming the card at a position got "the card at position 0 is not QS" for every wrong
     guess: the drawer could find the queen without drawing it.  Now any draw naming a card
@@ -266,7 +266,7 @@ def test_the_play_form_is_no_card_oracle_an_old_maid_draw_naming_a_card_is_refus
 
 
 def test_a_game_hidden_from_a_login_is_not_found_on_the_play_page_like_a_missing_one(
-    world: World,
+    world: PageWorld,
 ) -> None:
     """A running game outside any tournament is hidden from everyone but its seats: its play
     page must not answer 403 where a missing id answers 404 (ids could be probed)."""

@@ -7,7 +7,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from tests.pages.conftest import World, bot_tournament
+from tests.factories import PageWorld, bot_tournament
 from tournaments.models import Game, Table, Tournament
 from tournaments.play import game_view
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_home_lists_running_coming_and_finished_tournaments_and_health_answers(
-    world: World,
+    world: PageWorld,
 ) -> None:
     finished = bot_tournament(world, "old_maid", players=3)
     running = bot_tournament(world, "bhabhi", players=3, play=False)
@@ -35,14 +35,14 @@ def test_home_lists_running_coming_and_finished_tournaments_and_health_answers(
     assert client.get("/healthz").json() == {"status": "ok"}
 
 
-def services_create(world: World, name: str) -> Tournament:
+def services_create(world: PageWorld, name: str) -> Tournament:
     from tournaments import services
 
     return services.create_tournament(world.club, name, "give_away", 2)
 
 
 def test_the_tournament_page_shows_rounds_seatings_points_per_round_and_a_chart(
-    world: World,
+    world: PageWorld,
 ) -> None:
     tournament = bot_tournament(world, "give_away", players=4, rounds=2)
     client = world.client()
@@ -64,7 +64,7 @@ def test_the_tournament_page_shows_rounds_seatings_points_per_round_and_a_chart(
     assert client.get("/tournaments/999999/").status_code == 404
 
 
-def test_a_running_tournament_page_follows_the_tournament_stream(world: World) -> None:
+def test_a_running_tournament_page_follows_the_tournament_stream(world: PageWorld) -> None:
     tournament = bot_tournament(world, "bhabhi", players=3, play=False)
     page = world.client().get(f"/tournaments/{tournament.pk}/").content.decode()
     assert reverse("api:tournament-stream", args=[tournament.pk]) in page
@@ -72,7 +72,7 @@ def test_a_running_tournament_page_follows_the_tournament_stream(world: World) -
     assert "appears when round 1 has finished" in page
 
 
-def test_a_spectator_sees_the_live_table_without_any_hidden_card(world: World) -> None:
+def test_a_spectator_sees_the_live_table_without_any_hidden_card(world: PageWorld) -> None:
     tournament = bot_tournament(world, "bhabhi", players=3, play=False)
     game = Game.objects.get(table__round__tournament=tournament)
     page = world.client().get(f"/tables/{game.table_id}/").content.decode()
@@ -87,7 +87,7 @@ def test_a_spectator_sees_the_live_table_without_any_hidden_card(world: World) -
     assert f'data-game-id="{game.pk}"' in game_page and "live" in game_page
 
 
-def test_a_finished_game_page_shows_every_card_and_links_its_replay(world: World) -> None:
+def test_a_finished_game_page_shows_every_card_and_links_its_replay(world: PageWorld) -> None:
     tournament = bot_tournament(world, "bhabhi", players=3)
     game = Game.objects.filter(table__round__tournament=tournament).last()
     assert game is not None and game.is_over
@@ -96,7 +96,7 @@ def test_a_finished_game_page_shows_every_card_and_links_its_replay(world: World
     assert "Game over" in page
 
 
-def _long_game(world: World, least: int = 8) -> Game:
+def _long_game(world: PageWorld, least: int = 8) -> Game:
     """A finished Bhabhi game of at least ``least`` moves (a hand taken early ends one sooner)."""
     for _ in range(10):
         tournament = bot_tournament(world, "bhabhi", players=3)
@@ -107,7 +107,7 @@ def _long_game(world: World, least: int = 8) -> Game:
     raise AssertionError(f"ten Bhabhi games of fewer than {least} moves")
 
 
-def test_the_replay_shows_any_move_with_every_card_and_lists_every_move(world: World) -> None:
+def test_the_replay_shows_any_move_with_every_card_and_lists_every_move(world: PageWorld) -> None:
     game = _long_game(world)
     total = game.sequence - 1
     client = world.client()
@@ -127,7 +127,7 @@ def test_the_replay_shows_any_move_with_every_card_and_lists_every_move(world: W
     assert f"Move {total} of" in client.get(f"/games/{game.pk}/replay?move=x").content.decode()
 
 
-def test_the_replay_of_a_running_game_is_refused_until_it_ends(world: World) -> None:
+def test_the_replay_of_a_running_game_is_refused_until_it_ends(world: PageWorld) -> None:
     tournament = bot_tournament(world, "bhabhi", players=3, play=False)
     game = Game.objects.get(table__round__tournament=tournament)
     answer = world.client().get(f"/games/{game.pk}/replay")
@@ -135,7 +135,7 @@ def test_the_replay_of_a_running_game_is_refused_until_it_ends(world: World) -> 
     assert "still being played" in answer.content.decode()
 
 
-def test_the_player_page_shows_results_games_and_rating_history(world: World) -> None:
+def test_the_player_page_shows_results_games_and_rating_history(world: PageWorld) -> None:
     bot_tournament(world, "give_away", players=3)
     bot_tournament(world, "give_away", players=3)
     bot = world.bots[0]
@@ -147,7 +147,7 @@ def test_the_player_page_shows_results_games_and_rating_history(world: World) ->
     assert world.client().get("/players/999999/").status_code == 404
 
 
-def test_a_finished_game_stream_ends_with_an_end_event(world: World) -> None:
+def test_a_finished_game_stream_ends_with_an_end_event(world: PageWorld) -> None:
     tournament = bot_tournament(world, "give_away", players=2)
     game = Game.objects.filter(table__round__tournament=tournament).last()
     assert game is not None

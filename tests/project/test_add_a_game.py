@@ -17,7 +17,8 @@ import pytest
 
 from engine.bots import bot_levels
 from engine.registry import game_ids, get_game
-from tests.api.conftest import PASSWORD, Api, World, make_world
+from tests.api.conftest import Api
+from tests.factories import PASSWORD, ClubWorld, club_world
 from tests.toy_game import TEMPLATES, registered
 from tests.toy_game.last_card import GAME as LAST_CARD
 from tournaments import play as service
@@ -42,11 +43,11 @@ def _last_card(settings: Any) -> Iterator[None]:
 
 
 @pytest.fixture
-def world(db: Any) -> World:
-    return make_world("toy-club")
+def world(db: Any) -> ClubWorld:
+    return club_world("toy-club")
 
 
-def _last_card_tournament(world: World, names: tuple[str, ...] = ("alice", "bob")) -> Game:
+def _last_card_tournament(world: ClubWorld, names: tuple[str, ...] = ("alice", "bob")) -> Game:
     tournament = services.create_tournament(
         world.club, "Last Card night", "last_card", 1, table_min=2, table_max=2
     )
@@ -57,7 +58,7 @@ def _last_card_tournament(world: World, names: tuple[str, ...] = ("alice", "bob"
     return Game.objects.get(table__round__tournament=tournament)
 
 
-def test_the_registered_toy_game_is_known_everywhere_a_game_is_listed(world: World) -> None:
+def test_the_registered_toy_game_is_known_everywhere_a_game_is_listed(world: ClubWorld) -> None:
     assert get_game("last_card") is LAST_CARD and "last_card" in game_ids()
     assert presenter_for("last_card").game_id == "last_card"
     assert bot_levels("last_card") == ["random"], "a game needs no bot of its own"
@@ -112,7 +113,7 @@ def test_the_service_deals_plays_and_shows_the_toy_game() -> None:
     assert record["game"] == "last_card" and record["result"] == game.result
 
 
-def test_the_api_and_the_pages_play_the_toy_game(world: World) -> None:
+def test_the_api_and_the_pages_play_the_toy_game(world: ClubWorld) -> None:
     api = Api()
     game = _last_card_tournament(world)
     seats = {entry["player"]: s for s, entry in enumerate(game.context["seats"])}

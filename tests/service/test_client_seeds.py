@@ -34,6 +34,7 @@ from engine.fairness import (
 from engine.registry import get_game
 from engine.series import SeriesFormat
 from events import store
+from tests import factories
 from tests.service.play import play
 from tournaments import play as service
 from tournaments import services
@@ -61,20 +62,19 @@ def test_the_mix_is_the_documented_hmac_and_every_input_changes_the_deck() -> No
 
 
 def people_tournament(deals: int = 1, **settings: Any) -> tuple[Tournament, list[User]]:
-    club = services.create_club("Fair Club")
-    users = [User.objects.create_user(name, password="pw") for name in ("ann", "bo", "cy")]
-    t = services.create_tournament(
+    club = factories.club("Fair Club")
+    users = [factories.user(name, password="pw") for name in ("ann", "bo", "cy")]
+    t = factories.tournament(
         club,
-        "Fair night",
-        "old_maid",
-        1,
+        [factories.person(club, user.username.title(), user) for user in users],
+        game="old_maid",
+        rounds=1,
+        name="Fair night",
         series=SeriesFormat("losses", deals),
         table_min=3,
         table_max=3,
         **settings,
     )
-    for user in users:
-        services.register(t, services.add_player(club, user.username.title(), user=user))
     return t, users
 
 

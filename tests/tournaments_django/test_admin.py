@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from tests.tournaments_django import helpers
+from tests import factories
 from tournaments import services
 from tournaments.models import (
     CheckIn,
@@ -42,8 +42,8 @@ def url(model: type, view: str, *args: object) -> str:
 
 @pytest.fixture
 def night() -> Tournament:
-    club = helpers.club()
-    t = helpers.tournament(club, helpers.bots(club, 8), table_preferred=4)
+    club = factories.club()
+    t = factories.tournament(club, factories.bots(club, 8), table_preferred=4)
     services.begin_round(services.start_round(t, rng=random.Random(1)))
     return t
 
@@ -62,8 +62,8 @@ def test_every_tournament_page_opens_for_a_superuser(night: Tournament) -> None:
 def test_an_organiser_sees_their_clubs_rows_only_without_django_permissions(
     night: Tournament,
 ) -> None:
-    other = helpers.club("Other Club")
-    helpers.tournament(other, helpers.bots(other, 3, prefix="Other"))
+    other = factories.club("Other Club")
+    factories.tournament(other, factories.bots(other, 3, prefix="Other"))
     client = organiser_client(night.club)
     page = client.get(url(Tournament, "changelist"))
     assert page.status_code == 200 and "Test Night" in page.content.decode()
@@ -78,7 +78,7 @@ def test_an_organiser_sees_their_clubs_rows_only_without_django_permissions(
 
 
 def test_a_tournament_is_created_in_the_admin_through_the_use_case() -> None:
-    club = helpers.club()
+    club = factories.club()
     client = organiser_client(club)
     form = {
         "club": club.pk,
@@ -118,7 +118,7 @@ def inline_management() -> dict[str, object]:
 
 def test_registrations_and_check_ins_in_the_admin_follow_the_rules(night: Tournament) -> None:
     client = organiser_client(night.club)
-    (ann,) = helpers.people(night.club, ["Ann"])
+    (ann,) = factories.people(night.club, ["Ann"])
     form = {"tournament": night.pk, "player": ann.pk, "from_round": 1}
     refused = client.post(url(Registration, "add"), form)
     assert "from_round must be between 2 (the next round) and 2" in refused.content.decode()
@@ -132,8 +132,8 @@ def test_registrations_and_check_ins_in_the_admin_follow_the_rules(night: Tourna
 
 
 def test_admin_actions_seat_and_begin_rounds_and_drop_players() -> None:
-    club = helpers.club()
-    t = helpers.tournament(club, helpers.bots(club, 6), rounds=2)
+    club = factories.club()
+    t = factories.tournament(club, factories.bots(club, 6), rounds=2)
     client = organiser_client(club)
     action = {"_selected_action": [t.pk], "index": 0}
     client.post(url(Tournament, "changelist"), action | {"action": "seat_next_round"})
@@ -157,9 +157,9 @@ def test_admin_actions_seat_and_begin_rounds_and_drop_players() -> None:
 
 
 def test_changing_a_seats_player_swaps_them_before_the_round_begins() -> None:
-    club = helpers.club()
-    players = helpers.bots(club, 8)
-    t = helpers.tournament(club, players, table_preferred=4)
+    club = factories.club()
+    players = factories.bots(club, 8)
+    t = factories.tournament(club, players, table_preferred=4)
     round_ = services.start_round(t, rng=random.Random(1))
     client = organiser_client(club)
     seat = TableSeat.objects.filter(table__number=1).order_by("seat").first()
@@ -237,8 +237,8 @@ def test_the_event_page_shows_no_tables_committed_seed_before_its_game_is_reveal
     from events.models import Event
     from tests.service.play import play
 
-    club = helpers.club()
-    t = helpers.tournament(club, helpers.bots(club, 3), rounds=1, table_max=3)
+    club = factories.club()
+    t = factories.tournament(club, factories.bots(club, 3), rounds=1, table_max=3)
     services.begin_round(services.start_round(t, rng=random.Random(2)))
     seeds = Event.objects.filter(stream__startswith="table-", type="table_seed")
     assert seeds.exists()

@@ -19,7 +19,7 @@ from engine import series as series_rules
 from engine.registry import get_game
 from engine.series import SeriesFormat
 from events import store
-from tests.tournaments_django import helpers
+from tests import factories
 from tournaments import play as game_service
 from tournaments.models import Game, Round, Table, TableSeat, Tournament
 from tournaments.scoring import table_points
@@ -35,12 +35,12 @@ SERIES = SeriesFormat("losses", 2)
 
 def test_a_23_player_bhabhi_bot_tournament_is_played_and_scored_from_its_events() -> None:
     started = time.perf_counter()
-    club = helpers.club()
-    bots = helpers.bots(club, PLAYERS)
-    t = helpers.tournament(club, bots, rounds=ROUNDS, series=SERIES, table_preferred=4)
+    club = factories.club()
+    bots = factories.bots(club, PLAYERS)
+    t = factories.tournament(club, bots, rounds=ROUNDS, series=SERIES, table_preferred=4)
 
     for number in range(1, ROUNDS + 1):
-        round_ = helpers.play_round(t, rng=random.Random(number))
+        round_ = factories.play_round(t, rng=random.Random(number))
         assert round_.number == number and round_.status == Round.Status.FINISHED
         seats = TableSeat.objects.filter(table__round=round_)
         seated = [s.player_id for s in seats]

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tests.tournaments_django import helpers
+from tests import factories
 from tournaments import services
 from tournaments.models import (
     CheckIn,
@@ -34,7 +34,7 @@ def run(*args: str) -> str:
 
 
 def test_an_organiser_runs_a_night_from_the_command_line() -> None:
-    club = helpers.club()
+    club = factories.club()
     out = run(
         "create_tournament",
         "Friday",
@@ -94,7 +94,7 @@ def test_an_organiser_runs_a_night_from_the_command_line() -> None:
 
 
 def test_commands_say_what_is_wrong() -> None:
-    club = helpers.club()
+    club = factories.club()
     with pytest.raises(CommandError, match="there is no club 'nope'"):
         run("create_tournament", "X", "--club", "nope", "--game", "bhabhi", "--rounds", "1")
     with pytest.raises(CommandError, match="--series 'losses': expected KIND:TARGET"):
@@ -106,7 +106,7 @@ def test_commands_say_what_is_wrong() -> None:
         run("create_tournament", "X", "--club", club.slug, "--game", "chess", "--rounds", "1")
     with pytest.raises(CommandError, match="no tournament is called 'Nothing'"):
         run("show_seating", "Nothing")
-    t = helpers.tournament(club, [])
+    t = factories.tournament(club, [])
     with pytest.raises(CommandError, match="Test Club has no player 'Ghost'"):
         run("register", str(t.pk), "Ghost")
     with pytest.raises(CommandError, match="--fix 'Ann': write PLAYER=TABLE"):
@@ -114,8 +114,8 @@ def test_commands_say_what_is_wrong() -> None:
 
 
 def test_play_bots_plays_a_bot_tournament_to_the_end() -> None:
-    club = helpers.club()
-    t = helpers.tournament(club, helpers.bots(club, 6), rounds=2)
+    club = factories.club()
+    t = factories.tournament(club, factories.bots(club, 6), rounds=2)
     out = run("play_bots", "--tournament", str(t.pk), "--next-rounds")
     t.refresh_from_db()
     assert t.status == Tournament.Status.FINISHED
@@ -125,8 +125,8 @@ def test_play_bots_plays_a_bot_tournament_to_the_end() -> None:
 
 
 def test_play_bots_without_a_tournament_plays_every_running_game() -> None:
-    club = helpers.club()
-    t = helpers.tournament(club, helpers.bots(club, 4), rounds=1)
+    club = factories.club()
+    t = factories.tournament(club, factories.bots(club, 4), rounds=1)
     services.begin_round(services.start_round(t, rng=random.Random(1)))
     out = run("play_bots")
     moves = re.fullmatch(r"(\d+) bot moves; no bot can move now\n", out)
@@ -137,9 +137,9 @@ def test_play_bots_without_a_tournament_plays_every_running_game() -> None:
 
 
 def test_check_in_all_and_drop_from_the_command_line() -> None:
-    club = helpers.club()
-    people = helpers.people(club, ["Ann", "Bo", "Cy"])
-    t = helpers.tournament(club, people, rounds=2)
+    club = factories.club()
+    people = factories.people(club, ["Ann", "Bo", "Cy"])
+    t = factories.tournament(club, people, rounds=2)
     run("check_in", str(t.pk), "--all")
     assert CheckIn.objects.filter(tournament=t, round_number=1).count() == 3
     out = run("drop", str(t.pk), "Cy")

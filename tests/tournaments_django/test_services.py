@@ -12,7 +12,7 @@ from engine.fairness import canonical_order, derive_deck, mix_seed
 from engine.registry import get_game
 from engine.series import SeriesFormat
 from events import store
-from tests.tournaments_django import helpers
+from tests import factories
 from tournaments import services
 from tournaments.management.commands.play_bots import run_all_bots
 from tournaments.models import CheckIn, Game, Registration, Round, Table, TableSeat, Tournament
@@ -38,7 +38,7 @@ def tables_of(round_: Round) -> list[list[int]]:
 
 
 def test_a_new_tournament_takes_the_games_defaults() -> None:
-    club = helpers.club()
+    club = factories.club()
     t = services.create_tournament(club, "Night", "bhabhi", 3)
     assert (t.table_min, t.table_max, t.table_preferred) == (3, 8, None)
     assert t.series == {"kind": "losses", "target": 5}
@@ -63,7 +63,7 @@ def test_a_new_tournament_takes_the_games_defaults() -> None:
 def test_bad_tournament_settings_are_refused_with_the_reason(
     settings: dict[str, object], field: str, words: str
 ) -> None:
-    club = helpers.club()
+    club = factories.club()
     args: dict[str, object] = {"name": "Night", "game": "bhabhi", "rounds": 3} | settings
     with pytest.raises(ServiceError) as error:
         services.create_tournament(club, **args)  # type: ignore[arg-type]
@@ -72,8 +72,8 @@ def test_bad_tournament_settings_are_refused_with_the_reason(
 
 
 def test_settings_change_until_a_round_is_seated_then_only_the_name() -> None:
-    club = helpers.club()
-    t = helpers.tournament(club, helpers.bots(club, 4), rounds=2)
+    club = factories.club()
+    t = factories.tournament(club, factories.bots(club, 4), rounds=2)
     services.update_tournament(t, rounds=3, table_preferred=4)
     t.refresh_from_db()
     assert (t.rounds, t.table_preferred) == (3, 4)
@@ -86,7 +86,7 @@ def test_settings_change_until_a_round_is_seated_then_only_the_name() -> None:
 
 
 def test_bots_must_be_of_a_known_level_and_players_unique_in_their_club() -> None:
-    club = helpers.club()
+    club = factories.club()
     services.add_player(club, "Ann")
     with pytest.raises(ServiceError, match="already has a player called 'Ann'"):
         services.add_player(club, "Ann")
@@ -95,8 +95,8 @@ def test_bots_must_be_of_a_known_level_and_players_unique_in_their_club() -> Non
 
 
 def test_organisers_are_the_clubs_staff_or_superusers() -> None:
-    club = helpers.club()
-    other = helpers.club("Other Club")
+    club = factories.club()
+    other = factories.club("Other Club")
     staff = User.objects.create_user("org", is_staff=True)
     club.organisers.add(staff)
     root = User.objects.create_superuser("root")
@@ -109,10 +109,10 @@ def test_organisers_are_the_clubs_staff_or_superusers() -> None:
 
 
 def test_registration_is_once_per_player_and_within_the_club() -> None:
-    club, other = helpers.club(), helpers.club("Elsewhere")
-    (ann,) = helpers.people(club, ["Ann"])
-    (stranger,) = helpers.people(other, ["Zed"])
-    t = helpers.tournament(club, [ann])
+    club, other = factories.club(), factories.club("Elsewhere")
+    (ann,) = factories.people(club, ["Ann"])
+    (stranger,) = factories.people(other, ["Zed"])
+    t = factories.tournament(club, [ann])
     with pytest.raises(ServiceError, match="already registered"):
         services.register(t, ann)
     with pytest.raises(ServiceError, match="not a player of Test Club"):
@@ -120,10 +120,10 @@ def test_registration_is_once_per_player_and_within_the_club() -> None:
 
 
 def test_people_are_seated_only_when_checked_in_and_bots_always() -> None:
-    club = helpers.club()
-    humans = helpers.people(club, ["Ann", "Bo", "Cy", "Di", "Eve"])
-    robots = helpers.bots(club, 2)
-    t = helpers.tournament(club, [*humans, *robots])
+    club = factories.club()
+    humans = factories.people(club, ["Ann", "Bo", "Cy", "Di", "Eve"])
+    robots = factories.bots(club, 2)
+    t = factories.tournament(club, [*humans, *robots])
     for person in humans[:3]:
         services.check_in(t, person)
     round_ = services.start_round(t, rng=random.Random(1))
@@ -132,18 +132,18 @@ def test_people_are_seated_only_when_checked_in_and_bots_always() -> None:
 
 
 def test_auto_check_in_seats_every_active_registered_player() -> None:
-    club = helpers.club()
-    humans = helpers.people(club, ["Ann", "Bo", "Cy", "Di"])
-    t = helpers.tournament(club, humans)
+    club = factories.club()
+    humans = factories.people(club, ["Ann", "Bo", "Cy", "Di"])
+    t = factories.tournament(club, humans)
     round_ = services.start_round(t, auto_check_in=True)
     assert seated_ids(round_) == sorted(p.pk for p in humans)
 
 
 def test_checking_in_twice_is_harmless_and_only_for_rounds_to_come() -> None:
-    club = helpers.club()
-    players = helpers.bots(club, 4)
-    (ann,) = helpers.people(club, ["Ann"])
-    t = helpers.tournament(club, players)
+    club = factories.club()
+    players = factories.bots(club, 4)
+    (ann,) = factories.people(club, ["Ann"])
+    t = factories.tournament(club, players)
     with pytest.raises(ServiceError, match="Ann is not registered"):
         services.check_in(t, ann)
     services.register(t, ann)
@@ -155,8 +155,8 @@ def test_checking_in_twice_is_harmless_and_only_for_rounds_to_come() -> None:
 
 
 def test_a_round_needs_enough_players_checked_in() -> None:
-    club = helpers.club()
-    t = helpers.tournament(club, helpers.people(club, ["Ann", "Bo", "Cy"]))
+    club = factories.club()
+    t = factories.tournament(club, factories.people(club, ["Ann", "Bo", "Cy"]))
     with pytest.raises(ServiceError, match="round 1 cannot start: 0 player"):
         services.start_round(t)
     assert not Round.objects.exists()
@@ -166,8 +166,8 @@ def test_a_round_needs_enough_players_checked_in() -> None:
 
 
 def test_a_seated_round_has_tables_and_seats_but_no_game_until_it_begins() -> None:
-    club = helpers.club()
-    t = helpers.tournament(club, helpers.bots(club, 9), table_preferred=4)
+    club = factories.club()
+    t = factories.tournament(club, factories.bots(club, 9), table_preferred=4)
     round_ = services.start_round(t, rng=random.Random(3))
     assert round_.status == Round.Status.SEATED
     assert [len(x) for x in tables_of(round_)] == [5, 4]
@@ -185,10 +185,10 @@ def test_a_seated_round_has_tables_and_seats_but_no_game_until_it_begins() -> No
 
 
 def test_the_first_game_of_a_table_carries_the_tournament_context() -> None:
-    club = helpers.club()
-    players = helpers.bots(club, 4)
-    human = helpers.people(club, ["Ann"])[0]
-    t = helpers.tournament(club, [*players, human], turn_seconds=30)
+    club = factories.club()
+    players = factories.bots(club, 4)
+    human = factories.people(club, ["Ann"])[0]
+    t = factories.tournament(club, [*players, human], turn_seconds=30)
     round_ = services.begin_round(services.start_round(t, auto_check_in=True))
     table = Table.objects.get(round=round_)
     seats = list(TableSeat.objects.filter(table=table).select_related("player").order_by("seat"))
@@ -210,9 +210,9 @@ def test_the_first_game_of_a_table_carries_the_tournament_context() -> None:
 
 
 def test_the_organiser_swaps_two_players_or_a_player_and_a_bye() -> None:
-    club = helpers.club()
-    players = helpers.bots(club, 9)
-    t = helpers.tournament(club, players, table_min=4, table_max=4)
+    club = factories.club()
+    players = factories.bots(club, 9)
+    t = factories.tournament(club, players, table_min=4, table_max=4)
     round_ = services.start_round(t, rng=random.Random(5))
     before = tables_of(round_)
     assert [len(x) for x in before] == [4, 4] and len(round_.byes) == 1
@@ -232,9 +232,9 @@ def test_the_organiser_swaps_two_players_or_a_player_and_a_bye() -> None:
 
 
 def test_reseating_honours_fixed_tables_and_pairs_kept_apart() -> None:
-    club = helpers.club()
-    players = helpers.bots(club, 8)
-    t = helpers.tournament(club, players, table_preferred=4)
+    club = factories.club()
+    players = factories.bots(club, 8)
+    t = factories.tournament(club, players, table_preferred=4)
     round_ = services.start_round(t, rng=random.Random(2))
     a, b, c = players[0], players[1], players[2]
     for seed in range(5):
@@ -247,11 +247,11 @@ def test_reseating_honours_fixed_tables_and_pairs_kept_apart() -> None:
 
 
 def test_byes_score_half_a_point_and_go_to_different_players() -> None:
-    club = helpers.club()
-    players = helpers.bots(club, 5)
-    t = helpers.tournament(club, players, rounds=2, table_min=4, table_max=4)
-    first = helpers.play_round(t, rng=random.Random(1))
-    second = helpers.play_round(t, rng=random.Random(2))
+    club = factories.club()
+    players = factories.bots(club, 5)
+    t = factories.tournament(club, players, rounds=2, table_min=4, table_max=4)
+    first = factories.play_round(t, rng=random.Random(1))
+    second = factories.play_round(t, rng=random.Random(2))
     assert len(first.byes) == len(second.byes) == 1 and first.byes != second.byes
     lines = {s.player: s for s in live_standings(t)}
     for bye in (first.byes[0], second.byes[0]):
@@ -264,9 +264,11 @@ def test_byes_score_half_a_point_and_go_to_different_players() -> None:
 
 
 def test_a_round_cannot_start_while_the_last_one_is_playing() -> None:
-    club = helpers.club()
-    people = helpers.people(club, ["Ann", "Bo", "Cy"])
-    t = helpers.tournament(club, [*helpers.bots(club, 6), *people], table_preferred=3, table_max=3)
+    club = factories.club()
+    people = factories.people(club, ["Ann", "Bo", "Cy"])
+    t = factories.tournament(
+        club, [*factories.bots(club, 6), *people], table_preferred=3, table_max=3
+    )
     # The three people at one table: seated among bots, a bot could take a person's hand
     # before trick 1 and finish their table without them (a random deal's flake).
     fixed = {person: 1 for person in people}
@@ -283,9 +285,11 @@ def test_a_round_cannot_start_while_the_last_one_is_playing() -> None:
 
 
 def test_each_table_plays_its_series_and_the_round_and_tournament_finish() -> None:
-    club = helpers.club()
-    t = helpers.tournament(club, helpers.bots(club, 7), rounds=2, series=SeriesFormat("losses", 3))
-    first = helpers.play_round(t, rng=random.Random(8))
+    club = factories.club()
+    t = factories.tournament(
+        club, factories.bots(club, 7), rounds=2, series=SeriesFormat("losses", 3)
+    )
+    first = factories.play_round(t, rng=random.Random(8))
     assert first.status == Round.Status.FINISHED and first.finished_at is not None
     assert first.seed == first.commitment == ""  # no duplicate deals: no round seed
     for table in Table.objects.filter(round=first):
@@ -296,7 +300,7 @@ def test_each_table_plays_its_series_and_the_round_and_tournament_finish() -> No
         ]
     t.refresh_from_db()
     assert t.status == Tournament.Status.RUNNING
-    helpers.play_round(t, rng=random.Random(9))
+    factories.play_round(t, rng=random.Random(9))
     t.refresh_from_db()
     assert t.status == Tournament.Status.FINISHED
     with pytest.raises(ServiceError, match="has had all its 2 rounds"):
@@ -304,9 +308,9 @@ def test_each_table_plays_its_series_and_the_round_and_tournament_finish() -> No
 
 
 def test_the_series_hook_called_again_changes_nothing() -> None:
-    club = helpers.club()
-    t = helpers.tournament(club, helpers.bots(club, 3), rounds=1)
-    round_ = helpers.play_round(t)
+    club = factories.club()
+    t = factories.tournament(club, factories.bots(club, 3), rounds=1)
+    round_ = factories.play_round(t)
     game = Game.objects.get()
     table = Table.objects.get(round=round_)
     services.game_over(game)
@@ -317,12 +321,12 @@ def test_the_series_hook_called_again_changes_nothing() -> None:
 
 def test_a_first_to_series_of_give_away_and_a_place_points_series_finish_too() -> None:
     for game, count in (("give_away", 3), ("give_and_take", 2)):
-        club = helpers.club(f"Club {game}")
+        club = factories.club(f"Club {game}")
         fmt = (
             SeriesFormat("first_to", 1) if game == "give_away" else SeriesFormat("place_points", 2)
         )
-        t = helpers.tournament(club, helpers.bots(club, count), game=game, rounds=1, series=fmt)
-        round_ = helpers.play_round(t)
+        t = factories.tournament(club, factories.bots(club, count), game=game, rounds=1, series=fmt)
+        round_ = factories.play_round(t)
         assert round_.status == Round.Status.FINISHED
         assert compute_standings(t) == live_standings(t)
 
@@ -331,9 +335,9 @@ def test_a_first_to_series_of_give_away_and_a_place_points_series_finish_too() -
 
 
 def test_duplicate_deals_give_equal_tables_the_same_decks_from_a_committed_round_seed() -> None:
-    club = helpers.club()
-    players = helpers.bots(club, 8)
-    t = helpers.tournament(
+    club = factories.club()
+    players = factories.bots(club, 8)
+    t = factories.tournament(
         club,
         players,
         rounds=1,
@@ -365,9 +369,9 @@ def test_duplicate_deals_give_equal_tables_the_same_decks_from_a_committed_round
 
 
 def test_tables_of_different_sizes_get_different_duplicate_decks() -> None:
-    club = helpers.club()
-    t = helpers.tournament(
-        club, helpers.bots(club, 7), rounds=1, table_preferred=4, duplicate_deals=True
+    club = factories.club()
+    t = factories.tournament(
+        club, factories.bots(club, 7), rounds=1, table_preferred=4, duplicate_deals=True
     )
     round_ = services.begin_round(services.start_round(t, rng=random.Random(1)))
     decks = [
@@ -381,10 +385,10 @@ def test_tables_of_different_sizes_get_different_duplicate_decks() -> None:
 
 
 def test_a_dropped_player_keeps_their_results_and_is_never_seated_again() -> None:
-    club = helpers.club()
-    players = helpers.bots(club, 7)
-    t = helpers.tournament(club, players, rounds=3)
-    helpers.play_round(t, rng=random.Random(1))
+    club = factories.club()
+    players = factories.bots(club, 7)
+    t = factories.tournament(club, players, rounds=3)
+    factories.play_round(t, rng=random.Random(1))
     gone = players[3]
     registration = services.drop(t, gone)
     assert registration.dropped_after == 1
@@ -393,7 +397,7 @@ def test_a_dropped_player_keeps_their_results_and_is_never_seated_again() -> Non
     with pytest.raises(ServiceError, match="dropped out"):
         services.check_in(t, gone)
     for number in (2, 3):
-        round_ = helpers.play_round(t, rng=random.Random(number))
+        round_ = factories.play_round(t, rng=random.Random(number))
         assert gone.pk not in seated_ids(round_) and gone.pk not in round_.byes
     line = next(s for s in live_standings(t) if s.player == str(gone.pk))
     assert line.dropped and line.played == 1
@@ -401,10 +405,10 @@ def test_a_dropped_player_keeps_their_results_and_is_never_seated_again() -> Non
 
 
 def test_drops_wait_for_the_round_being_played_and_unseat_a_seated_round() -> None:
-    club = helpers.club()
-    players = helpers.bots(club, 6)
-    (ann,) = helpers.people(club, ["Ann"])
-    t = helpers.tournament(club, [*players, ann], rounds=2, table_preferred=3)
+    club = factories.club()
+    players = factories.bots(club, 6)
+    (ann,) = factories.people(club, ["Ann"])
+    t = factories.tournament(club, [*players, ann], rounds=2, table_preferred=3)
     round_ = services.begin_round(services.start_round(t, auto_check_in=True))
     with pytest.raises(ServiceError, match="round 1 is being played: drop Bot 00 after it"):
         services.drop(t, players[0])
@@ -424,28 +428,28 @@ def test_drops_wait_for_the_round_being_played_and_unseat_a_seated_round() -> No
 
 
 def test_a_late_entry_plays_from_the_next_round_on_zero_points() -> None:
-    club = helpers.club()
-    players = helpers.bots(club, 6)
-    t = helpers.tournament(club, players, rounds=3)
-    helpers.play_round(t, rng=random.Random(1))
-    (late,) = helpers.bots(club, 1, prefix="Late")
+    club = factories.club()
+    players = factories.bots(club, 6)
+    t = factories.tournament(club, players, rounds=3)
+    factories.play_round(t, rng=random.Random(1))
+    (late,) = factories.bots(club, 1, prefix="Late")
     registration = services.register(t, late)
     assert registration.from_round == 2
     with pytest.raises(ServiceError, match="from_round must be between 2"):
-        services.register(t, helpers.bots(club, 1, prefix="Early")[0], from_round=1)
-    round_ = helpers.play_round(t, rng=random.Random(2))
+        services.register(t, factories.bots(club, 1, prefix="Early")[0], from_round=1)
+    round_ = factories.play_round(t, rng=random.Random(2))
     assert late.pk in seated_ids(round_)
     line = next(s for s in live_standings(t) if s.player == str(late.pk))
     assert line.played == 1 and line.byes == 0
-    helpers.play_round(t, rng=random.Random(3))
+    factories.play_round(t, rng=random.Random(3))
     with pytest.raises(ServiceError, match="finished: nobody can enter"):
-        services.register(t, helpers.bots(club, 1, prefix="Too late")[0])
+        services.register(t, factories.bots(club, 1, prefix="Too late")[0])
 
 
 def test_a_player_registered_for_a_later_round_is_not_seated_before_it() -> None:
-    club = helpers.club()
-    players = helpers.bots(club, 6)
-    t = helpers.tournament(club, players[:5], rounds=2)
+    club = factories.club()
+    players = factories.bots(club, 6)
+    t = factories.tournament(club, players[:5], rounds=2)
     services.register(t, players[5], from_round=2)
     assert Registration.objects.get(player=players[5]).from_round == 2
     first = services.start_round(t, auto_check_in=True)

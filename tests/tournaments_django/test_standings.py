@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engine.series import SeriesFormat
-from tests.tournaments_django import helpers
+from tests import factories
 from tournaments import services
 from tournaments.management.commands.play_bots import run_all_bots
 from tournaments.models import Table, TableSeat, Tournament
@@ -24,10 +24,10 @@ pytestmark = pytest.mark.django_db
 
 
 def test_standings_mid_round_count_the_finished_tables_only() -> None:
-    club = helpers.club()
-    robots = helpers.bots(club, 6)
-    humans = helpers.people(club, ["Ann", "Bo", "Cy"])
-    t = helpers.tournament(club, [*robots, *humans], table_max=3, table_preferred=3)
+    club = factories.club()
+    robots = factories.bots(club, 6)
+    humans = factories.people(club, ["Ann", "Bo", "Cy"])
+    t = factories.tournament(club, [*robots, *humans], table_max=3, table_preferred=3)
     services.begin_round(services.start_round(t, auto_check_in=True, rng=random.Random(4)))
     run_all_bots(t)
     finished = Table.objects.filter(status=Table.Status.FINISHED)
@@ -44,35 +44,35 @@ def test_standings_mid_round_count_the_finished_tables_only() -> None:
 
 
 def test_swiss_rounds_are_seated_from_the_standings() -> None:
-    club = helpers.club()
-    t = helpers.tournament(
-        club, helpers.bots(club, 8), rounds=3, table_preferred=4, seating_mode="swiss"
+    club = factories.club()
+    t = factories.tournament(
+        club, factories.bots(club, 8), rounds=3, table_preferred=4, seating_mode="swiss"
     )
     for number in range(1, 4):
-        helpers.play_round(t, rng=random.Random(number))
+        factories.play_round(t, rng=random.Random(number))
     t.refresh_from_db()
     assert t.status == Tournament.Status.FINISHED
     assert compute_standings(t) == live_standings(t)
 
 
 def test_club_ratings_replay_every_finished_table_of_the_game_in_order() -> None:
-    club = helpers.club()
-    robots = helpers.bots(club, 7)
-    first = helpers.tournament(club, robots[:5], rounds=2)
+    club = factories.club()
+    robots = factories.bots(club, 7)
+    first = factories.tournament(club, robots[:5], rounds=2)
     for number in (1, 2):
-        helpers.play_round(first, rng=random.Random(number))
+        factories.play_round(first, rng=random.Random(number))
     second = services.create_tournament(
         club, "Second", "bhabhi", 1, series=SeriesFormat("losses", 1)
     )
     for player in robots[2:]:
         services.register(second, player)
-    helpers.play_round(second, rng=random.Random(3))
+    factories.play_round(second, rng=random.Random(3))
     other = services.create_tournament(
         club, "Old Maid", "old_maid", 1, series=SeriesFormat("losses", 1)
     )
     for player in robots[:3]:
         services.register(other, player)
-    helpers.play_round(other, rng=random.Random(4))
+    factories.play_round(other, rng=random.Random(4))
 
     tables = sorted(
         (s for s in series_results([first, second]) if s.over),
@@ -89,4 +89,4 @@ def test_club_ratings_replay_every_finished_table_of_the_game_in_order() -> None
     assert [p.pk for p, _ in board] == [
         int(p) for p, _ in sorted(ratings.items(), key=lambda i: (-i[1].ordinal, int(i[0])))
     ]
-    assert club_ratings(helpers.club("Empty"), "bhabhi") == {}
+    assert club_ratings(factories.club("Empty"), "bhabhi") == {}

@@ -15,11 +15,9 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlparse, urlunparse
 
 import pytest
@@ -28,6 +26,7 @@ from django.conf import settings
 from django.db import connections
 
 from parlour.celery import app as celery_app
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -181,27 +180,6 @@ class Worker:
         except ProcessLookupError:
             pass
         self.process = None
-
-
-def wait_for(
-    predicate: Callable[[], Any],
-    *,
-    timeout: float,
-    what: str,
-    every: float = 0.05,
-    check: Callable[[], None] | None = None,
-) -> Any:
-    """Poll ``predicate`` until it is true; fail saying ``what`` did not happen in time."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if check is not None:
-            check()
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(every)
 
 
 @pytest.fixture

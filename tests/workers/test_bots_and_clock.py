@@ -22,14 +22,7 @@ from engine.bots import BOTS, RandomBot
 from engine.contract import Action, View
 from engine.registry import get_game
 from parlour.celery import app as celery_app
-from tests.workers.tables import (
-    begin_next_round,
-    bot_game,
-    events,
-    running_game,
-    seat_of,
-    tournament,
-)
+from tests.factories import begin_round, bot_game, events, running_game, seat_of, table_tournament
 from tournaments import play as service
 from tournaments import services
 from tournaments.models import Game, Round, TableSeat, Tournament
@@ -230,10 +223,10 @@ def test_the_sweep_queues_again_the_move_of_a_bot_whose_task_was_lost(eager: Non
 
 @pytest.mark.django_db
 def test_repeated_timeouts_hand_the_seat_to_a_bot_and_the_player_takes_it_back() -> None:
-    night, players = tournament(
+    night, players = table_tournament(
         "bhabhi", people=1, bots=["heuristic", "heuristic"], turn_seconds=30, timeouts_to_bot=2
     )
-    begin_next_round(night)
+    begin_round(night)
     game = running_game(night)
     person = seat_of(game, players["person 0"])
     for count in (1, 2):
@@ -260,10 +253,10 @@ def test_repeated_timeouts_hand_the_seat_to_a_bot_and_the_player_takes_it_back()
 
 @pytest.mark.django_db
 def test_the_players_own_action_resets_their_timeouts_in_a_row() -> None:
-    night, players = tournament(
+    night, players = table_tournament(
         "bhabhi", people=1, bots=["heuristic", "heuristic"], turn_seconds=30, timeouts_to_bot=3
     )
-    begin_next_round(night)
+    begin_round(night)
     game = running_game(night)
     person = seat_of(game, players["person 0"])
     engine = get_game("bhabhi")
@@ -292,8 +285,8 @@ def test_the_players_own_action_resets_their_timeouts_in_a_row() -> None:
 
 @pytest.mark.django_db
 def test_a_player_or_organiser_may_hand_a_seat_to_a_bot_and_nobody_else() -> None:
-    night, players = tournament("give_away", people=2, bots=["random"])
-    begin_next_round(night)
+    night, players = table_tournament("give_away", people=2, bots=["random"])
+    begin_round(night)
     game = running_game(night)
     first = seat_of(game, players["person 0"])
     other = players["person 1"].user
@@ -321,8 +314,8 @@ def test_a_player_or_organiser_may_hand_a_seat_to_a_bot_and_nobody_else() -> Non
 
 @pytest.mark.django_db(transaction=True)
 def test_a_tournament_of_bots_plays_all_its_rounds_once_begun(eager: None) -> None:
-    night, _ = tournament("give_away", bots=["random", "heuristic", "heuristic"], rounds=3)
-    begin_next_round(night)
+    night, _ = table_tournament("give_away", bots=["random", "heuristic", "heuristic"], rounds=3)
+    begin_round(night)
     night.refresh_from_db()
     assert night.status == Tournament.Status.FINISHED
     rounds = Round.objects.filter(tournament=night).order_by("number")
@@ -332,11 +325,11 @@ def test_a_tournament_of_bots_plays_all_its_rounds_once_begun(eager: None) -> No
 
 @pytest.mark.django_db(transaction=True)
 def test_a_tournament_with_a_person_does_not_start_rounds_on_its_own(eager: None) -> None:
-    night, players = tournament("give_away", people=1, bots=["random", "random"], rounds=2)
+    night, players = table_tournament("give_away", people=1, bots=["random", "random"], rounds=2)
     person_user = players["person 0"].user
     assert person_user is not None
     services.set_play_forced_moves(person_user, False)  # the person plays until handed over
-    begin_next_round(night)
+    begin_round(night)
     game = running_game(night)
     person = seat_of(game, players["person 0"])
     clock.hand_to_bot(person)  # the system hands it over: the bot plays the round out

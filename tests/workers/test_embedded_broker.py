@@ -15,7 +15,12 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tests.workers.conftest import ROOT, wait_for
+import pytest
+
+from tests.waiting import wait_for
+from tests.workers.conftest import ROOT
+
+pytestmark = pytest.mark.slow  # busy real processes on the embedded broker
 
 PRODUCE = """
 import sys

@@ -8,7 +8,7 @@ import pytest
 from engine.record import import_record
 from engine.registry import get_game
 from engine.series import SeriesFormat, scores
-from tests.workers.tables import begin_next_round, events, running_game, seat_of, tournament
+from tests.factories import begin_round, events, running_game, seat_of, table_tournament
 from tournaments import play as service
 from tournaments import services
 from tournaments.models import Game, Round
@@ -20,8 +20,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_a_give_away_match_between_two_people_plays_to_its_end_with_no_request(
     eager: None,
 ) -> None:
-    night, _ = tournament("give_away", people=2, bots=[], series={"kind": "first_to", "target": 3})
-    round_ = begin_next_round(night)
+    night, _ = table_tournament(
+        "give_away", people=2, bots=[], series={"kind": "first_to", "target": 3}
+    )
+    round_ = begin_round(night)
     round_.refresh_from_db()
     assert round_.status == Round.Status.FINISHED, "every move of the match was played for them"
     games = list(Game.objects.filter(table__round=round_).order_by("number_in_series"))
@@ -39,13 +41,13 @@ def test_a_give_away_match_between_two_people_plays_to_its_end_with_no_request(
 
 
 def test_turning_forced_moves_off_makes_that_player_click(eager: None) -> None:
-    night, players = tournament(
+    night, players = table_tournament(
         "give_away", people=2, bots=[], series={"kind": "first_to", "target": 1}
     )
     clicker = players["person 0"]
     assert clicker.user is not None
     services.set_play_forced_moves(clicker.user, False)
-    begin_next_round(night)
+    begin_round(night)
     game = running_game(night)
     seat = seat_of(game, clicker).seat
     assert game.waiting_for == [seat], "the other player's moves were played, this one waits"

@@ -21,6 +21,8 @@ from django.db import connections
 from engine.record import import_record
 from engine.registry import get_game
 from events.store import StoredEvent
+from tests.factories import begin_round, bot_game, events, running_game, seat_of, table_tournament
+from tests.waiting import wait_for
 from tests.workers.conftest import (
     BROKER_DB,
     WORKER_DATABASES,
@@ -29,16 +31,7 @@ from tests.workers.conftest import (
     default_database,
     flush_test_redis,
     redis_at,
-    wait_for,
     worker_alias,
-)
-from tests.workers.tables import (
-    begin_next_round,
-    bot_game,
-    events,
-    running_game,
-    seat_of,
-    tournament,
 )
 from tournaments import play as service
 from tournaments.models import Game, Round, Tournament
@@ -47,8 +40,15 @@ from tournaments.workers import clock, tasks
 pytestmark = [
     pytest.mark.postgres,
     pytest.mark.redis,
+    pytest.mark.slow,
     pytest.mark.django_db(transaction=True, databases=WORKER_DATABASES),
 ]
+
+#: How long a worker may take to play games out, and to do one step (a turn, a timeout).
+#: Generous: each wait returns as soon as its condition holds (tests/waiting.py), and on a
+#: loaded 2-core machine a game of bots took over 60 s.
+GAMES_SECONDS = 300
+STEP_SECONDS = 120
 
 
 def refreshed(game: Game) -> Game:
@@ -75,7 +75,7 @@ def bot_game_played_out(worker: Worker) -> Game:
     game = bot_game("bhabhi", ["random", "heuristic", "heuristic", "random"])
     wait_for(
         lambda: refreshed(game).is_over,
-        timeout=60,
+        timeout=GAMES_SECONDS,
         what="the game to end",
         check=worker.alive_or_fail,
     )
@@ -87,17 +87,17 @@ def test_a_game_of_bots_plays_to_the_end_on_its_own(worker: Worker) -> None:
 
 
 def test_a_tournament_of_bots_plays_to_the_end_on_its_own(worker: Worker) -> None:
-    night, _ = tournament(
+    night, _ = table_tournament(
         "bhabhi",
         bots=["random", "heuristic", "heuristic", "random"],
         rounds=2,
         series={"kind": "losses", "target": 2},
         turn_seconds=30,
     )
-    begin_next_round(night)  # the organiser's one step; the workers do the rest
+    begin_round(night)  # the organiser's one step; the workers do the rest
     wait_for(
         lambda: Tournament.objects.get(pk=night.pk).status == Tournament.Status.FINISHED,
-        timeout=90,
+        timeout=GAMES_SECONDS,
         what="the tournament to finish",
         check=worker.alive_or_fail,
     )
@@ -109,22 +109,35 @@ def test_a_tournament_of_bots_plays_to_the_end_on_its_own(worker: Worker) -> Non
         assert_whole(game)
 
 
+def persons_deadlines(game: Game, seat: int) -> dict[int, datetime]:
+    """``seat``'s deadline after each event of ``game`` (by sequence) while it is waited for."""
+    engine = get_game(game.kind)
+    stored = events(game)
+    assert game.turn_seconds is not None
+    found: dict[int, datetime] = {}
+    due: datetime | None = None
+    for n, event in enumerate(stored, start=1):
+        state = engine.fold(e.payload for e in stored[:n])
+        if seat not in engine.waiting_for(state):
+            due = None
+            continue
+        if due is None:
+            due = event.recorded_at + timedelta(seconds=game.turn_seconds)
+        found[event.sequence] = due
+    return found
+
+
 def test_a_person_who_does_not_act_gets_the_timeout_action_at_the_deadline(
     worker: Worker,
 ) -> None:
-    night, players = tournament(
+    night, players = table_tournament(
         "bhabhi", people=1, bots=["heuristic", "heuristic"], turn_seconds=1, timeouts_to_bot=2
     )
-    begin_next_round(night)
+    begin_round(night)
     game = running_game(night)
     person = seat_of(game, players["person 0"])
-    deadlines: dict[int, datetime] = {}  # sequence -> the person's deadline then
 
     def timed_out() -> bool:
-        game.refresh_from_db()
-        due = clock.deadline_of(game, person.seat)
-        if due is not None:
-            deadlines[game.sequence] = due
         return len(persons_timeouts()) >= 2
 
     def persons_timeouts() -> list[StoredEvent]:
@@ -135,7 +148,12 @@ def test_a_person_who_does_not_act_gets_the_timeout_action_at_the_deadline(
             if e.cause_kind == "timeout" and e.payload["seat"] == person.seat
         ]
 
-    wait_for(timed_out, timeout=30, what="two timeouts", check=worker.alive_or_fail)
+    wait_for(timed_out, timeout=STEP_SECONDS, what="two timeouts", check=worker.alive_or_fail)
+    # The person's deadline after each event, read from the stream by the clock's rule (a
+    # seat's clock starts with the event after which it is waited for, and runs while it
+    # is; tournaments/play/projection.py), not polled: a poll starved on a loaded machine
+    # could miss the sequence a timeout came at.
+    deadlines = persons_deadlines(refreshed(game), person.seat)
     for event in persons_timeouts()[:2]:
         assert event.cause_id == str(person.seat)
         due = deadlines[event.sequence - 1]
@@ -144,7 +162,7 @@ def test_a_person_who_does_not_act_gets_the_timeout_action_at_the_deadline(
     assert person.autoplay and person.timeouts_in_a_row == 2  # handed to a bot…
     wait_for(
         lambda: Tournament.objects.get(pk=night.pk).status == Tournament.Status.FINISHED,
-        timeout=60,
+        timeout=GAMES_SECONDS,
         what="the bot to finish the person's game",
         check=worker.alive_or_fail,
     )
@@ -161,7 +179,7 @@ def test_a_worker_killed_mid_game_and_restarted_lets_the_games_finish_whole(
     def moves() -> int:
         return sum(refreshed(g).sequence for g in games)
 
-    wait_for(lambda: moves() > 40, timeout=30, what="the games to get going")
+    wait_for(lambda: moves() > 40, timeout=STEP_SECONDS, what="the games to get going")
     worker.kill()
     frozen = moves()
     assert not all(g.is_over for g in games), "the games ended before the kill: make them longer"
@@ -170,7 +188,7 @@ def test_a_worker_killed_mid_game_and_restarted_lets_the_games_finish_whole(
     worker.start()  # the sweep finds the games whose bot tasks died with the worker
     wait_for(
         lambda: all(refreshed(g).is_over for g in games),
-        timeout=60,
+        timeout=GAMES_SECONDS,
         what="the games to finish after the restart",
         check=worker.alive_or_fail,
     )
@@ -186,12 +204,12 @@ def test_a_task_delivered_twice_or_late_changes_nothing(worker: Worker) -> None:
         return 0 in refreshed(game).waiting_for or game.is_over
 
     for _ in range(3):  # the person moves; the bots answer through the worker
-        wait_for(persons_turn_or_end, timeout=20, what="the person's turn")
+        wait_for(persons_turn_or_end, timeout=STEP_SECONDS, what="the person's turn")
         if game.is_over:
             break
         action = engine.legal_actions(service.load_state(game), 0)[0]
         service.submit_action(game.pk, 0, action, expected_sequence=game.sequence)
-    wait_for(persons_turn_or_end, timeout=20, what="the person's turn")
+    wait_for(persons_turn_or_end, timeout=STEP_SECONDS, what="the person's turn")
     before = events(game)
     bot_moves = [e.sequence - 1 for e in before if e.cause_kind == "bot"]
     assert bot_moves
@@ -206,7 +224,12 @@ def test_a_task_delivered_twice_or_late_changes_nothing(worker: Worker) -> None:
         log = "\n".join(worker.lines())
         return all(f"[{task}] succeeded" in log for task in sent)
 
-    wait_for(all_ran, timeout=30, what="the worker to run every copy", check=worker.alive_or_fail)
+    wait_for(
+        all_ran,
+        timeout=STEP_SECONDS,
+        what="the worker to run every copy",
+        check=worker.alive_or_fail,
+    )
     assert events(game) == before
 
 
