@@ -199,10 +199,10 @@ def first_run(name: str, username: str, password: str, *, email: str = "") -> tu
     """The first-run page: the install's first club and its first organiser login.
 
     Refused once the install has a club, a superuser or an organiser (they set up the rest).
+    Two first runs at the very same moment are not serialised (there is no row to lock
+    yet): both would make a club, each with its own organiser, which the admin can tidy.
     """
     with transaction.atomic():
-        # Serialise two first runs at once: the second sees the first one's club.
-        list(User.objects.select_for_update().filter(is_superuser=True))
         if not needs_first_run():
             raise ServiceError(
                 "this install is set up already: log in, or ask an organiser for a login"

@@ -62,8 +62,9 @@ def check_in(tournament: Tournament, player: PlayerRef, round_number: int | None
     """Mark ``player`` present for a round (default: the next round that has not begun).
 
     Checking in twice is harmless (the first check-in is returned).  A player
-    checked in for a round already seated is seated only when the organiser
-    re-seats it (:func:`reseat`).
+    checked in for a round already seated is not seated by this: the organiser
+    seats them with :func:`~tournaments.services.rounds.seat_late` (nobody else
+    moves) or seats the whole round again (:func:`reseat`).
     """
     with transaction.atomic():
         tournament = _lock(tournament)

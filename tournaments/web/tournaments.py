@@ -44,7 +44,6 @@ def _tournament_context(request: HttpRequest, tournament: Tournament) -> dict[st
         "stream_key": reverse("api:tournament-stream", args=[tournament.pk]),
         "organiser": services.is_organiser(request.user, tournament.club),
         "registrations": queries.registrations_of(tournament),
-        **_my_entry(request, tournament),
     }
 
 
@@ -109,7 +108,7 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
     context = _tournament_context(request, tournament)
     if wants_fragment(request):
         return render(request, "fragments/tournament.html", context)
-    return render(request, "tournament.html", context)
+    return render(request, "tournament.html", {**context, **_my_entry(request, tournament)})
 
 
 def _series_context(table: Table) -> dict[str, Any]:
