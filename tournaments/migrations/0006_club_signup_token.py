@@ -8,6 +8,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="club",
             name="signup_token",
-            field=models.CharField(blank=True, default="", max_length=64),
+            field=models.CharField(blank=True, db_default="", default="", max_length=64),
         ),
     ]
