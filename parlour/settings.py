@@ -273,6 +273,7 @@ STATIC_ROOT = VAR_DIR / "static"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
 
 # -- Celery -------------------------------------------------------------------
 # Embedded default (issue 16): kombu's SQLAlchemy transport on a SQLite file under

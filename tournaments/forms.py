@@ -170,8 +170,9 @@ class NewPlayerForm(forms.Form):
 class StartRoundForm(forms.Form):
     """Seat the next round."""
 
+    #: Ticked by default (issue 20): left unticked, people not checked in are left out.
     auto_check_in = forms.BooleanField(
-        required=False, label="Check in every registered player who has not dropped"
+        required=False, initial=True, label="Check in every registered player who has not dropped"
     )
 
 
@@ -222,3 +223,69 @@ class ReseatForm(forms.Form):
         fixed = {int(data["fixed_player"]): data["fixed_table"]} if data.get("fixed_player") else {}
         apart = [(int(data["apart_a"]), int(data["apart_b"]))] if data.get("apart_a") else []
         return {"fixed": fixed, "apart": apart}
+
+
+# -- from nothing to a club (issue 20) -------------------------------------------------------
+
+
+class _PasswordTwice(forms.Form):
+    """A new password, typed twice."""
+
+    password = forms.CharField(label="Password", widget=forms.PasswordInput, strip=False)
+    password_again = forms.CharField(
+        label="The same password again", widget=forms.PasswordInput, strip=False
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("password") and data.get("password") != data.get("password_again"):
+            self.add_error("password_again", "The two passwords differ: type the same one twice.")
+        return data
+
+
+class FirstRunForm(_PasswordTwice):
+    """The first-run page: the club and its first organiser's login."""
+
+    club_name = forms.CharField(label="The club's name", max_length=120)
+    username = forms.CharField(label="Your user name", max_length=150)
+    email = forms.EmailField(label="Your e-mail (optional)", required=False)
+
+    field_order = ["club_name", "username", "email", "password", "password_again"]
+
+
+class SignUpForm(_PasswordTwice):
+    """A person joining a club through its sign-up link."""
+
+    name = forms.CharField(label="Your name as the club will see it", max_length=80)
+    username = forms.CharField(label="A user name to log in with", max_length=150)
+
+    field_order = ["name", "username", "password", "password_again"]
+
+
+class NewLoginPlayerForm(forms.Form):
+    """An organiser creates a player with a login; without a password one is generated."""
+
+    name = forms.CharField(label="Name", max_length=80)
+    username = forms.CharField(label="User name", max_length=150)
+    password = forms.CharField(
+        label="Password (empty: one is made up for you to hand out)",
+        required=False,
+        widget=forms.PasswordInput,
+        strip=False,
+    )
+
+
+class AddOrganiserForm(forms.Form):
+    """Make one of the club's logins an organiser."""
+
+    user = forms.ChoiceField(label="Make organiser")
+
+    def __init__(self, *args: Any, players: Iterable[Player], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["user"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [
+            (str(p.user_id), f"{p.name} ({p.user.get_username()})")
+            for p in players
+            if p.user is not None
+        ]

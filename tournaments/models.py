@@ -84,6 +84,9 @@ class Club(models.Model):
     slug = models.SlugField(max_length=60, unique=True)
     #: Logins that run this club's tournaments.
     organisers = models.ManyToManyField("auth.User", related_name="organised_clubs", blank=True)
+    #: The secret of the club's sign-up link (``/join/<token>``); ``""``: the link is off.
+    #: A database default too: hand-written inserts (tests/store/test_app_role.py) omit it.
+    signup_token = models.CharField(max_length=64, blank=True, default="", db_default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -5,7 +5,7 @@ from django.urls import path
 
 from tournaments import converters  # noqa: F401 (registers <id:…>)
 from tournaments.logins import ThrottledAuthenticationForm
-from tournaments.web import desk, games, home, me, play, players, replay
+from tournaments.web import clubs, desk, games, home, me, play, players, replay
 from tournaments.web import tournaments as tournament_pages
 
 urlpatterns = [
@@ -19,12 +19,30 @@ urlpatterns = [
         ),
         name="login",
     ),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(next_page="home"), name="logout"),
+    path("accounts/password/", clubs.PasswordChange.as_view(), name="password-change"),
+    path("welcome", clubs.first_run, name="first-run"),
+    path("join/<str:token>", clubs.sign_up, name="sign-up"),
+    path("clubs/<slug:slug>/people", clubs.club_people, name="club-people"),
+    path("clubs/<slug:slug>/people/new", clubs.club_new_player, name="club-new-player"),
+    path(
+        "clubs/<slug:slug>/people/organisers", clubs.club_add_organiser, name="club-add-organiser"
+    ),
+    path(
+        "clubs/<slug:slug>/sign-up-link/<slug:action>",
+        clubs.club_signup_link,
+        name="club-signup-link",
+    ),
     path("me/", me.my_games, name="my-games"),
     path("me/client-seed", me.my_client_seed, name="my-client-seed"),
     path("me/preferences", me.my_preferences, name="my-preferences"),
     path("tournaments/new", desk.tournament_create, name="tournament-create"),
     path("tournaments/<id:tournament_id>/", tournament_pages.tournament_detail, name="tournament"),
+    path(
+        "tournaments/<id:tournament_id>/me/<slug:action>",
+        tournament_pages.tournament_my_entry,
+        name="tournament-my-entry",
+    ),
     path(
         "tournaments/<id:tournament_id>/manage",
         desk.tournament_manage,

@@ -15,6 +15,7 @@ where that is a failure.  Playwright's own browser download is never used.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -88,9 +89,9 @@ def _postgres_url() -> str | None:
     return url if url.startswith(("postgres://", "postgresql://")) else None
 
 
-@pytest.fixture(scope="session")
-def app_env() -> Iterator[dict[str, str]]:
-    """The environment of the server and the helper: a database and a var folder of their own."""
+@contextlib.contextmanager
+def _fresh_env() -> Iterator[dict[str, str]]:
+    """An environment for a server and a helper: a new, migrated database and var folder."""
     folder = Path(tempfile.mkdtemp(prefix="parlour-browser-"))
     env = {
         k: v
@@ -153,8 +154,8 @@ def _stop(process: subprocess.Popen[Any]) -> None:
             process.wait(timeout=5)
 
 
-@pytest.fixture(scope="session")
-def server(app_env: dict[str, str]) -> Iterator[str]:
+@contextlib.contextmanager
+def _serving(app_env: dict[str, str]) -> Iterator[str]:
     """The app served by ``manage.py runserver`` (threaded, as ``make run``); its base URL."""
     port = _free_port()
     log = open(Path(app_env["PARLOUR_VAR_DIR"]) / "server.log", "wb")  # noqa: SIM115
@@ -183,6 +184,27 @@ def server(app_env: dict[str, str]) -> Iterator[str]:
     yield base
     _stop(process)
     log.close()
+
+
+@pytest.fixture(scope="session")
+def app_env() -> Iterator[dict[str, str]]:
+    """The environment of the server and the helper: a database and a var folder of their own."""
+    with _fresh_env() as env:
+        yield env
+
+
+@pytest.fixture(scope="session")
+def server(app_env: dict[str, str]) -> Iterator[str]:
+    """The app served by ``manage.py runserver`` (threaded, as ``make run``); its base URL."""
+    with _serving(app_env) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def empty_server() -> Iterator[str]:
+    """A second server on an empty database of its own (no club, no login): the first run."""
+    with _fresh_env() as env, _serving(env) as base:
+        yield base
 
 
 class Harness:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable
 
 from django.contrib.auth.models import User
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.text import slugify
 
@@ -142,3 +145,141 @@ def set_play_forced_moves(user: User, on: bool) -> bool:
             )
         Player.objects.filter(user=user).update(play_forced_moves=on)
     return on
+
+
+# -- from nothing to a club (issue 20) -------------------------------------------------------
+
+#: Length in bytes of a generated password and of a sign-up link's secret.
+_SECRET_BYTES = 9
+
+
+def needs_first_run() -> bool:
+    """Whether the install is empty: no club, and no superuser or organiser to make one."""
+    return (
+        not Club.objects.exists()
+        and not User.objects.filter(is_superuser=True).exists()
+        and not User.objects.filter(organised_clubs__isnull=False).exists()
+    )
+
+
+def _check_password(password: str, user: User | None = None) -> None:
+    try:
+        validate_password(password, user)
+    except ValidationError as error:
+        raise ServiceError(" ".join(error.messages), "password") from error
+
+
+def _new_login(username: str, password: str, email: str = "") -> User:
+    """A new login (in the caller's transaction); the password must pass the validators."""
+    username = (username or "").strip()
+    if not username:
+        raise ServiceError("a login needs a user name", "username")
+    if User.objects.filter(username__iexact=username).exists():
+        raise ServiceError(f"the user name {username!r} is taken: choose another", "username")
+    _check_password(password, User(username=username, email=email))
+    return User.objects.create_user(username, email=email, password=password)
+
+
+def create_club_with_organiser(
+    name: str, username: str, password: str, *, email: str = ""
+) -> tuple[Club, User]:
+    """A new club and its first organiser: a new login, or an existing one made organiser.
+
+    An existing login keeps its password (``password`` is then not used).
+    """
+    with transaction.atomic():
+        user = User.objects.filter(username=username).first()
+        if user is None:
+            user = _new_login(username, password, email)
+        club = create_club(name, organisers=[user])
+    return club, user
+
+
+def first_run(name: str, username: str, password: str, *, email: str = "") -> tuple[Club, User]:
+    """The first-run page: the install's first club and its first organiser login.
+
+    Refused once the install has a club, a superuser or an organiser (they set up the rest).
+    Two first runs at the very same moment are not serialised (there is no row to lock
+    yet): both would make a club, each with its own organiser, which the admin can tidy.
+    """
+    with transaction.atomic():
+        if not needs_first_run():
+            raise ServiceError(
+                "this install is set up already: log in, or ask an organiser for a login"
+            )
+        if User.objects.filter(username__iexact=(username or "").strip()).exists():
+            raise ServiceError(f"the user name {username!r} is taken: choose another", "username")
+        return create_club_with_organiser(name, username, password, email=email)
+
+
+def generate_password() -> str:
+    """A password to hand out on paper: URL-safe letters and digits, 12 characters."""
+    return secrets.token_urlsafe(_SECRET_BYTES)
+
+
+def add_player_with_login(
+    club: Club, name: str, username: str, *, password: str = "", by: User | None = None
+) -> tuple[Player, str]:
+    """A new person of ``club`` with a new login; returns the player and the password.
+
+    Without ``password`` one is generated, to be shown once and handed to the player.
+    """
+    chosen = password or generate_password()
+    with transaction.atomic():
+        user = _new_login(username, chosen)
+        player = add_player(club, name, user=user, by=by)
+    return player, chosen
+
+
+def renew_signup_link(club: Club) -> str:
+    """Turn on the club's sign-up link with a new secret (the old link stops working)."""
+    token = secrets.token_urlsafe(_SECRET_BYTES * 2)
+    with transaction.atomic():
+        Club.objects.filter(pk=club.pk).update(signup_token=token)
+    club.signup_token = token
+    return token
+
+
+def close_signup_link(club: Club) -> None:
+    """Turn off the club's sign-up link."""
+    with transaction.atomic():
+        Club.objects.filter(pk=club.pk).update(signup_token="")
+    club.signup_token = ""
+
+
+def club_of_signup_link(token: str) -> Club | None:
+    """The club whose sign-up link has the secret ``token``; ``None`` if the link is off."""
+    if not token:
+        return None
+    return Club.objects.filter(signup_token=token).first()
+
+
+def sign_up(token: str, name: str, username: str, password: str) -> Player:
+    """A person opening a club's sign-up link makes their own login and player in the club."""
+    with transaction.atomic():
+        club = (
+            Club.objects.select_for_update().filter(signup_token=token).first() if token else None
+        )
+        if club is None:
+            raise ServiceError(
+                "this sign-up link is off or has been renewed: ask the organiser for the new one"
+            )
+        if (name or "").strip() and Player.objects.filter(club=club, name=name.strip()).exists():
+            raise ServiceError(
+                f"{club} already has a player called {name.strip()!r}: add your surname", "name"
+            )
+        user = _new_login(username, password)
+        return add_player(club, name, user=user, by=user)
+
+
+def add_organiser(club: Club, user: User, *, by: User | None = None) -> User:
+    """Make ``user`` — a login that plays in ``club`` — one of its organisers."""
+    with transaction.atomic():
+        if not Player.objects.filter(club=club, user=user).exists():
+            raise ServiceError(
+                f"the login {user.get_username()!r} plays for no one in {club}:"
+                " add them as a player of the club first",
+                "user",
+            )
+        club.organisers.add(user)
+    return user

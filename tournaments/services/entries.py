@@ -62,8 +62,9 @@ def check_in(tournament: Tournament, player: PlayerRef, round_number: int | None
     """Mark ``player`` present for a round (default: the next round that has not begun).
 
     Checking in twice is harmless (the first check-in is returned).  A player
-    checked in for a round already seated is seated only when the organiser
-    re-seats it (:func:`reseat`).
+    checked in for a round already seated is not seated by this: the organiser
+    seats them with :func:`~tournaments.services.rounds.seat_late` (nobody else
+    moves) or seats the whole round again (:func:`reseat`).
     """
     with transaction.atomic():
         tournament = _lock(tournament)
@@ -126,3 +127,25 @@ def drop(tournament: Tournament, player: PlayerRef) -> Registration:
         if seated and _in_round(seated[0], who):
             _reseat(tournament, seated[0], Constraints(), randomness.source.seeded_generator())
         return registration
+
+
+def withdraw(tournament: Tournament, player: PlayerRef) -> Registration | None:
+    """Take ``player`` out of ``tournament``: before round 1 begins, as if never entered.
+
+    Before round 1 has begun the registration and its check-ins are deleted (the
+    player is gone from the standings; ``None`` is returned), and a seated round 1
+    with them in it is seated again without them.  From round 1 on it is a
+    :func:`drop` (they keep their results, marked dropped).
+    """
+    with transaction.atomic():
+        tournament = _lock(tournament)
+        who = _player(tournament, player)
+        registration = _registration(tournament, who)
+        if next_round_number(tournament) > 1:
+            return drop(tournament, who)
+        CheckIn.objects.filter(tournament=tournament, player=who).delete()
+        registration.delete()
+        seated = [r for r in _rounds(tournament) if r.status == Round.Status.SEATED]
+        if seated and _in_round(seated[0], who):
+            _reseat(tournament, seated[0], Constraints(), randomness.source.seeded_generator())
+        return None

@@ -32,6 +32,7 @@ from tournaments.services.base import (
     _lock,
     _player,
     _rounds,
+    next_round_number,
 )
 from tournaments.services.seeds import (
     ROUND_STREAM_PREFIX,
@@ -319,3 +320,120 @@ def begin_round(round_: Round) -> Round:
             tournament.status = Tournament.Status.RUNNING
             tournament.save(update_fields=["status"])
         return round_
+
+
+# -- nobody stranded (issue 20): who is not checked in, who came late, seat them -------------
+
+
+def unchecked_players(tournament: Tournament, number: int | None = None) -> list[Player]:
+    """The active registered people not checked in for round ``number`` (default: the next).
+
+    What seating would leave out without auto check-in (bots always count as checked in).
+    """
+    number = next_round_number(tournament) if number is None else number
+    checked = set(
+        CheckIn.objects.filter(tournament=tournament, round_number=number).values_list(
+            "player_id", flat=True
+        )
+    )
+    registrations = Registration.objects.filter(tournament=tournament).select_related("player")
+    return sorted(
+        (
+            r.player
+            for r in registrations
+            if _active(r, number) and not r.player.is_bot and r.player_id not in checked
+        ),
+        key=lambda p: p.name,
+    )
+
+
+def late_players(round_: Round) -> list[Player]:
+    """The players checked in for a seated round who are neither at a table nor on a bye."""
+    if round_.status != Round.Status.SEATED:
+        return []
+    tournament = round_.tournament
+    seating = seating_of(round_)
+    placed = {int(p) for p in seating.seated()} | set(round_.byes)
+    return [
+        p
+        for p in _participants_now(tournament, round_.number)
+        if p.pk not in placed and not p.is_bot
+    ]
+
+
+def _participants_now(tournament: Tournament, number: int) -> list[Player]:
+    """The active registered players checked in for round ``number`` (no rows written)."""
+    checked = set(
+        CheckIn.objects.filter(tournament=tournament, round_number=number).values_list(
+            "player_id", flat=True
+        )
+    )
+    registrations = Registration.objects.filter(tournament=tournament).select_related("player")
+    return [
+        r.player
+        for r in registrations.order_by("id")
+        if _active(r, number) and (r.player_id in checked or r.player.is_bot)
+    ]
+
+
+def seat_late(
+    round_: Round, player: PlayerRef | None = None, *, rng: random.Random | None = None
+) -> dict[str, int | None]:
+    """Seat the late check-ins of a seated round (or just ``player``) without moving anyone.
+
+    Late players and the round's byes together make new tables when they are enough
+    for one; a late player left over takes an empty seat at the smallest table with
+    room; one left over still gets a bye.  Returns each late player's name and the
+    number of their table now (``None``: a bye).
+    """
+    rng = rng if rng is not None else randomness.source.seeded_generator()
+    with transaction.atomic():
+        tournament, round_ = _seated_round(round_)
+        late = late_players(round_)
+        if player is not None:
+            who = _player(tournament, player)
+            if who.pk not in {p.pk for p in late}:
+                raise ServiceError(
+                    f"{who.name} is not waiting for a seat in round {round_.number}:"
+                    " check them in first (a player already seated is moved with a swap)",
+                    "player",
+                )
+            late = [who]
+        if not late:
+            raise ServiceError(f"nobody checked in for round {round_.number} is waiting for a seat")
+        seating = seating_of(round_)
+        tables = [list(t) for t in seating.tables]
+        dealers = list(seating.dealers)
+        byes = list(seating.byes)
+        waiting = [str(p.pk) for p in late]
+        pool = waiting + byes
+        if len(pool) >= tournament.table_min:
+            # A new table (or several) of the late players and those who had a bye.
+            extra = seat_round(
+                pool,
+                tournament.table_min,
+                tournament.table_max,
+                preferred=tournament.table_preferred,
+                history=_history(tournament, round_.number),
+                mode="random",
+                rng=rng,
+            )
+            tables.extend(list(t) for t in extra.tables)
+            dealers.extend(extra.dealers)
+            byes = list(extra.byes)
+            waiting = [p for p in waiting if p in byes]
+            byes = [p for p in byes if p not in waiting]
+        for pid in list(waiting):
+            room = [t for t in tables if len(t) < tournament.table_max]
+            if room:
+                min(room, key=len).append(pid)
+                waiting.remove(pid)
+        byes.extend(waiting)
+        new = Seating(
+            tables=tuple(tuple(t) for t in tables), dealers=tuple(dealers), byes=tuple(byes)
+        )
+        _store_seating(round_, new)
+        return {
+            who.name: next((i + 1 for i, t in enumerate(new.tables) if str(who.pk) in t), None)
+            for who in late
+        }

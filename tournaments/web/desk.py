@@ -141,6 +141,18 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
         if tournament.status == Tournament.Status.RUNNING
         else "",
         "stream_key": reverse("api:tournament-stream", args=[tournament.pk]),
+        **_stranding_context(request, tournament, seated_round),
+    }
+
+
+def _stranding_context(
+    request: HttpRequest, tournament: Tournament, seated_round: Round | None
+) -> dict[str, Any]:
+    """Nobody stranded (issue 20): who seating would leave out, who came late to a seating."""
+    confirming = request.GET.get("confirm-seating") == "1" and seated_round is None
+    return {
+        "seating_check": services.unchecked_players(tournament) if confirming else None,
+        "late_players": services.late_players(seated_round) if seated_round else [],
     }
 
 
@@ -155,7 +167,8 @@ def tournament_manage(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return render(request, "organise/manage.html", context)
 
 
-Command = Callable[[HttpRequest, Tournament], str]
+#: A command answers with its message, or (a confirmation step) with a page to go to.
+Command = Callable[[HttpRequest, Tournament], str | HttpResponseBase]
 
 
 def _posted_player(request: HttpRequest, tournament: Tournament, name: str = "player") -> Player:
@@ -195,8 +208,21 @@ def _cmd_add_player(request: HttpRequest, tournament: Tournament) -> str:
 
 def _cmd_check_in(request: HttpRequest, tournament: Tournament) -> str:
     player = _posted_player(request, tournament)
-    services.check_in(tournament, player)
-    return f"{player.name} is checked in for round {services.next_round_number(tournament)}."
+    found = services.check_in(tournament, player)
+    return _checked_in_text(tournament, player, found.round_number)
+
+
+def _checked_in_text(tournament: Tournament, player: Player, number: int) -> str:
+    """The check-in message; for a round seated already, how to seat the late player."""
+    seated = Round.objects.filter(
+        tournament=tournament, number=number, status=Round.Status.SEATED
+    ).first()
+    if seated is not None and player.pk in {p.pk for p in services.late_players(seated)}:
+        return (
+            f"{player.name} is checked in for round {number} but not seated:"
+            f" press Seat {player.name} to give them a seat before the round begins."
+        )
+    return f"{player.name} is checked in for round {number}."
 
 
 def _cmd_check_in_all(request: HttpRequest, tournament: Tournament) -> str:
@@ -210,11 +236,30 @@ def _cmd_drop(request: HttpRequest, tournament: Tournament) -> str:
     return f"{player.name} has dropped out of {tournament.name}."
 
 
-def _cmd_start_round(request: HttpRequest, tournament: Tournament) -> str:
+def _cmd_start_round(request: HttpRequest, tournament: Tournament) -> str | HttpResponseBase:
     form = StartRoundForm(request.POST)
     auto = form.is_valid() and bool(form.cleaned_data.get("auto_check_in"))
+    # Nobody left out unawares (issue 20): without auto check-in, a seating that would
+    # leave registered people out asks first, unless this post is that answer.
+    if not auto and request.POST.get("confirm") != "1" and services.unchecked_players(tournament):
+        url = reverse("tournament-manage", args=[tournament.pk])
+        return redirect(f"{url}?confirm-seating=1#seating-check")
     round_ = services.start_round(tournament, auto_check_in=auto)
     return f"Round {round_.number} is seated: check the seating, adjust it, then begin it."
+
+
+def _cmd_seat_late(request: HttpRequest, tournament: Tournament) -> str:
+    """Seat the late check-ins of the seated round (or the one posted) without moving others."""
+    round_ = _seated(tournament)
+    player = _posted_player(request, tournament) if request.POST.get("player") else None
+    where = services.seat_late(round_, player)
+    return " ".join(
+        f"{name} is seated at table {table} of round {round_.number}."
+        if table is not None
+        else f"{name} has a bye in round {round_.number}: no table has room and too few"
+        " are waiting for a new one."
+        for name, table in where.items()
+    )
 
 
 def _seated(tournament: Tournament) -> Round:
@@ -269,6 +314,7 @@ COMMANDS: dict[str, Command] = {
     "swap": _cmd_swap,
     "reseat": _cmd_reseat,
     "begin-round": _cmd_begin_round,
+    "seat-late": _cmd_seat_late,
     "take-back": _cmd_take_back,
 }
 
@@ -283,7 +329,10 @@ def tournament_command(request: HttpRequest, tournament_id: int, command: str) -
     if handler is None:
         raise Http404(f"there is no organiser command {command!r}")
     try:
-        messages.success(request, handler(request, tournament))
+        answer = handler(request, tournament)
+        if isinstance(answer, HttpResponseBase):
+            return answer
+        messages.success(request, answer)
     except services.ServiceError as error:
         messages.error(request, error.message)
     except PermissionDenied as error:

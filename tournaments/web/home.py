@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from engine.registry import all_games
-from tournaments import sql
+from tournaments import services, sql
 from tournaments.models import Club, Registration, Round, Table, Tournament
 from tournaments.services import queries
 from tournaments.web.common import live_table, series_text, tournament_stream_url, wants_fragment
@@ -101,6 +101,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "coming": coming,
         "finished": finished,
         "clubs": Club.objects.all(),
+        "first_run": services.needs_first_run(),
         **_live_context(),
     }
     return render(request, "home.html", context)

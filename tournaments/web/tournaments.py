@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from engine.series import SeriesFormat
 from engine.series import scores as series_scores
 from tournaments import services
-from tournaments.models import Game, Table, TableSeat, Tournament
+from tournaments.models import CheckIn, Game, Player, Registration, Table, TableSeat, Tournament
 from tournaments.services import queries
 from tournaments.services.access import seat_of
 from tournaments.templatetags.charts import points as points_text
@@ -44,13 +47,68 @@ def _tournament_context(request: HttpRequest, tournament: Tournament) -> dict[st
     }
 
 
+def _my_entry(request: HttpRequest, tournament: Tournament) -> dict[str, Any]:
+    """What the logged-in player may do themselves: register, withdraw, check in."""
+    if not request.user.is_authenticated or tournament.status == Tournament.Status.FINISHED:
+        return {"me": None}
+    me = Player.objects.filter(club=tournament.club, user=request.user).first()
+    if me is None:
+        return {"me": None}
+    registration = Registration.objects.filter(tournament=tournament, player=me).first()
+    number = services.next_round_number(tournament)
+    active = registration is not None and registration.dropped_after is None
+    return {
+        "me": me,
+        "my_registration": registration,
+        "my_active": active,
+        "my_round": number,
+        "my_rounds_left": number <= tournament.rounds,
+        "my_checked_in": active
+        and CheckIn.objects.filter(tournament=tournament, player=me, round_number=number).exists(),
+    }
+
+
+@require_POST
+@login_required
+def tournament_my_entry(request: HttpRequest, tournament_id: int, action: str) -> HttpResponseBase:
+    """A player registers, withdraws or checks in for the next round themselves."""
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=tournament_id)
+    me = Player.objects.filter(club=tournament.club, user=request.user).first()
+    if me is None:
+        messages.error(
+            request, f"Your login plays for no one in {tournament.club}: ask an organiser."
+        )
+        return redirect("tournament", tournament_id=tournament.pk)
+    try:
+        if action == "register":
+            services.register(tournament, me)
+            text = f"You are registered in {tournament.name}."
+        elif action == "withdraw":
+            kept = services.withdraw(tournament, me)
+            text = (
+                f"You have withdrawn from {tournament.name}."
+                if kept is None
+                else f"You have dropped out of {tournament.name}; your results stay."
+            )
+        elif action == "check-in":
+            found = services.check_in(tournament, me)
+            text = f"You are checked in for round {found.round_number}."
+        else:
+            raise Http404(f"there is no entry action {action!r}")
+    except services.ServiceError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, text)
+    return redirect("tournament", tournament_id=tournament.pk)
+
+
 def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """A tournament: its rounds and seatings, live standings with points per round, a chart."""
     tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=tournament_id)
     context = _tournament_context(request, tournament)
     if wants_fragment(request):
         return render(request, "fragments/tournament.html", context)
-    return render(request, "tournament.html", context)
+    return render(request, "tournament.html", {**context, **_my_entry(request, tournament)})
 
 
 def _series_context(table: Table) -> dict[str, Any]:

@@ -1,0 +1,186 @@
+"""From nothing to a club (issue 20): the first-run page, a club's people, its sign-up link,
+and changing one's password."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse, reverse_lazy
+from django.views.decorators.http import require_POST
+
+from tournaments import services
+from tournaments.forms import AddOrganiserForm, FirstRunForm, NewLoginPlayerForm, SignUpForm
+from tournaments.models import Club, Player
+
+#: The backend ``login`` records (the one of ``AUTHENTICATION_BACKENDS``).
+_BACKEND = "tournaments.logins.ThrottledModelBackend"
+
+
+def _form_error(form: Any, error: services.ServiceError) -> None:
+    """Show a use case's refusal on the field it names (or on the whole form)."""
+    field = error.field if error.field in form.fields else None
+    form.add_error(field, error.message)
+
+
+def first_run(request: HttpRequest) -> HttpResponseBase:
+    """An empty install's first page: create the club and its first organiser, logged in."""
+    if not services.needs_first_run():
+        messages.info(request, "This install is set up already: log in to organise.")
+        return redirect("home")
+    form = FirstRunForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            club, user = services.first_run(
+                data["club_name"], data["username"], data["password"], email=data["email"]
+            )
+        except services.ServiceError as error:
+            _form_error(form, error)
+        else:
+            login(request, user, backend=_BACKEND)
+            messages.success(
+                request,
+                f"{club.name} is ready and you organise it. Add its people next.",
+            )
+            return redirect("club-people", slug=club.slug)
+    return render(request, "clubs/first_run.html", {"form": form})
+
+
+def _organised(request: HttpRequest, slug: str) -> Club:
+    club = get_object_or_404(Club, slug=slug)
+    if not services.is_organiser(request.user, club):
+        raise PermissionDenied(f"Only the organisers of {club.name} may do this.")
+    return club
+
+
+def _people_context(request: HttpRequest, club: Club, **forms: Any) -> dict[str, Any]:
+    players = list(Player.objects.filter(club=club).select_related("user").order_by("name"))
+    organiser_ids = set(club.organisers.values_list("pk", flat=True))
+    link = (
+        request.build_absolute_uri(reverse("sign-up", args=[club.signup_token]))
+        if club.signup_token
+        else ""
+    )
+    return {
+        "club": club,
+        "players": players,
+        "organisers": club.organisers.order_by("username"),
+        "organiser_ids": organiser_ids,
+        "signup_url": link,
+        "new_player_form": forms.get("new_player_form") or NewLoginPlayerForm(),
+        "organiser_form": AddOrganiserForm(
+            players=[p for p in players if p.user_id and p.user_id not in organiser_ids]
+        ),
+        "handed_out": forms.get("handed_out"),
+    }
+
+
+@login_required
+def club_people(request: HttpRequest, slug: str) -> HttpResponse:
+    """An organiser's page of the club's people: logins, the sign-up link, organisers."""
+    club = _organised(request, slug)
+    return render(request, "clubs/people.html", _people_context(request, club))
+
+
+@require_POST
+@login_required
+def club_new_player(request: HttpRequest, slug: str) -> HttpResponse:
+    """Create a player with a login; the password (made up if not given) is shown once."""
+    club = _organised(request, slug)
+    form = NewLoginPlayerForm(request.POST)
+    handed_out = None
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            player, password = services.add_player_with_login(
+                club, data["name"], data["username"], password=data["password"], by=request.user
+            )
+        except services.ServiceError as error:
+            _form_error(form, error)
+        else:
+            handed_out = {
+                "player": player,
+                "username": player.user.get_username() if player.user else "",
+                "password": "" if data["password"] else password,
+            }
+            form = NewLoginPlayerForm()
+    context = _people_context(request, club, new_player_form=form, handed_out=handed_out)
+    return render(request, "clubs/people.html", context)
+
+
+@require_POST
+@login_required
+def club_signup_link(request: HttpRequest, slug: str, action: str) -> HttpResponseBase:
+    """Turn the club's sign-up link on with a new secret (``renew``), or off (``off``)."""
+    club = _organised(request, slug)
+    if action == "renew":
+        services.renew_signup_link(club)
+        messages.success(request, "The sign-up link is on. Any older link no longer works.")
+    elif action == "off":
+        services.close_signup_link(club)
+        messages.success(request, "The sign-up link is off: nobody can join through it.")
+    else:
+        raise Http404(f"there is no sign-up link action {action!r}")
+    return redirect("club-people", slug=club.slug)
+
+
+@require_POST
+@login_required
+def club_add_organiser(request: HttpRequest, slug: str) -> HttpResponseBase:
+    """Make one of the club's logins an organiser of the club."""
+    club = _organised(request, slug)
+    raw = request.POST.get("user", "")
+    user = User.objects.filter(pk=int(raw)).first() if raw.isdecimal() else None
+    if user is None:
+        messages.error(request, "Choose the login to make an organiser.")
+        return redirect("club-people", slug=club.slug)
+    try:
+        services.add_organiser(club, user, by=request.user)
+    except services.ServiceError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, f"{user.get_username()} now organises {club.name} too.")
+    return redirect("club-people", slug=club.slug)
+
+
+def sign_up(request: HttpRequest, token: str) -> HttpResponseBase:
+    """A club's sign-up link: a person makes their own login and player in the club."""
+    club = services.club_of_signup_link(token)
+    if club is None:
+        return render(request, "clubs/sign_up_closed.html", status=404)
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            player = services.sign_up(token, data["name"], data["username"], data["password"])
+        except services.ServiceError as error:
+            _form_error(form, error)
+        else:
+            assert player.user is not None
+            login(request, player.user, backend=_BACKEND)
+            messages.success(
+                request,
+                f"Welcome to {club.name}, {player.name}. Register for a tournament from its page.",
+            )
+            return redirect("home")
+    return render(request, "clubs/sign_up.html", {"form": form, "club": club})
+
+
+class PasswordChange(auth_views.PasswordChangeView):
+    """Django's password change, in our pages; back to the home page with a message."""
+
+    template_name = "registration/password_change.html"
+    success_url = reverse_lazy("home")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        answer = super().form_valid(form)
+        messages.success(self.request, "Your password is changed.")
+        return answer
