@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from tests.pages.conftest import World
+from tests.factories import PageWorld as World
 from tournaments import services
 from tournaments.models import CheckIn, Club, Player, Registration, Round, TableSeat
 

@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from engine.series import SeriesFormat
-from tests.tournaments_django import helpers
+from tests import factories
 from tournaments import services
 from tournaments.models import CheckIn, Club, Player, Registration, Round, TableSeat
 from tournaments.services import ServiceError
@@ -53,7 +53,7 @@ def test_create_club_makes_a_new_organiser_or_promotes_an_existing_login() -> No
 
 
 def test_an_organiser_creates_a_login_with_a_generated_password_to_hand_out() -> None:
-    club = helpers.club()
+    club = factories.club()
     player, password = services.add_player_with_login(club, "Ann", "ann")
     assert player.user is not None and player.user.check_password(password)
     assert len(password) >= 12
@@ -65,7 +65,7 @@ def test_an_organiser_creates_a_login_with_a_generated_password_to_hand_out() ->
 
 
 def test_the_sign_up_link_makes_a_login_and_player_until_it_is_renewed_or_off() -> None:
-    club = helpers.club()
+    club = factories.club()
     token = services.renew_signup_link(club)
     assert services.club_of_signup_link(token) == club
     ann = services.sign_up(token, "Ann", "ann", PASSWORD)
@@ -84,7 +84,7 @@ def test_the_sign_up_link_makes_a_login_and_player_until_it_is_renewed_or_off() 
 
 
 def test_only_a_login_of_the_club_can_be_made_its_organiser() -> None:
-    club = helpers.club()
+    club = factories.club()
     ann, _ = services.add_player_with_login(club, "Ann", "ann")
     assert ann.user is not None
     services.add_organiser(club, ann.user)
@@ -96,10 +96,10 @@ def test_only_a_login_of_the_club_can_be_made_its_organiser() -> None:
 
 
 def test_withdrawing_before_round_1_removes_the_registration_and_after_it_drops() -> None:
-    club = helpers.club()
-    bots = helpers.bots(club, 4)
-    (ann,) = helpers.people(club, ["Ann"])
-    night = helpers.tournament(
+    club = factories.club()
+    bots = factories.bots(club, 4)
+    (ann,) = factories.people(club, ["Ann"])
+    night = factories.tournament(
         club,
         [*bots, ann],
         game="give_away",
@@ -113,16 +113,16 @@ def test_withdrawing_before_round_1_removes_the_registration_and_after_it_drops(
     assert not Registration.objects.filter(tournament=night, player=ann).exists()
     assert not CheckIn.objects.filter(tournament=night, player=ann).exists()
     services.register(night, ann)
-    helpers.play_round(night, auto_check_in=False)  # Ann is not checked in: the bots play
+    factories.play_round(night, auto_check_in=False)  # Ann is not checked in: the bots play
     kept = services.withdraw(night, ann)
     assert kept is not None and kept.dropped_after == 1
 
 
 def test_withdrawing_from_a_seated_round_1_seats_it_again_without_them() -> None:
-    club = helpers.club()
-    bots = helpers.bots(club, 4)
-    (ann,) = helpers.people(club, ["Ann"])
-    night = helpers.tournament(
+    club = factories.club()
+    bots = factories.bots(club, 4)
+    (ann,) = factories.people(club, ["Ann"])
+    night = factories.tournament(
         club,
         [*bots, ann],
         game="give_away",
@@ -138,11 +138,11 @@ def test_withdrawing_from_a_seated_round_1_seats_it_again_without_them() -> None
 
 
 def _night(people: list[str], bots: int = 2, **settings: object) -> tuple:
-    club = helpers.club()
-    persons = helpers.people(club, people)
-    machines = helpers.bots(club, bots)
+    club = factories.club()
+    persons = factories.people(club, people)
+    machines = factories.bots(club, bots)
     options = {"table_min": 2, "table_max": 3, **settings}
-    night = helpers.tournament(
+    night = factories.tournament(
         club,
         [*machines, *persons],
         game="give_away",

@@ -24,6 +24,12 @@ from tournaments.models import Club, Player
 _BACKEND = "tournaments.logins.ThrottledModelBackend"
 
 
+def _signed_in(request: HttpRequest) -> User:
+    user = request.user
+    assert isinstance(user, User)  # login_required
+    return user
+
+
 def _form_error(form: Any, error: services.ServiceError) -> None:
     """Show a use case's refusal on the field it names (or on the whole form)."""
     field = error.field if error.field in form.fields else None
@@ -101,7 +107,11 @@ def club_new_player(request: HttpRequest, slug: str) -> HttpResponse:
         data = form.cleaned_data
         try:
             player, password = services.add_player_with_login(
-                club, data["name"], data["username"], password=data["password"], by=request.user
+                club,
+                data["name"],
+                data["username"],
+                password=data["password"],
+                by=_signed_in(request),
             )
         except services.ServiceError as error:
             _form_error(form, error)
@@ -143,7 +153,7 @@ def club_add_organiser(request: HttpRequest, slug: str) -> HttpResponseBase:
         messages.error(request, "Choose the login to make an organiser.")
         return redirect("club-people", slug=club.slug)
     try:
-        services.add_organiser(club, user, by=request.user)
+        services.add_organiser(club, user, by=_signed_in(request))
     except services.ServiceError as error:
         messages.error(request, error.message)
     else:

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -51,7 +52,9 @@ def _my_entry(request: HttpRequest, tournament: Tournament) -> dict[str, Any]:
     """What the logged-in player may do themselves: register, withdraw, check in."""
     if not request.user.is_authenticated or tournament.status == Tournament.Status.FINISHED:
         return {"me": None}
-    me = Player.objects.filter(club=tournament.club, user=request.user).first()
+    user = request.user
+    assert isinstance(user, User)  # authenticated
+    me = Player.objects.filter(club=tournament.club, user=user).first()
     if me is None:
         return {"me": None}
     registration = Registration.objects.filter(tournament=tournament, player=me).first()
@@ -73,7 +76,9 @@ def _my_entry(request: HttpRequest, tournament: Tournament) -> dict[str, Any]:
 def tournament_my_entry(request: HttpRequest, tournament_id: int, action: str) -> HttpResponseBase:
     """A player registers, withdraws or checks in for the next round themselves."""
     tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=tournament_id)
-    me = Player.objects.filter(club=tournament.club, user=request.user).first()
+    user = request.user
+    assert isinstance(user, User)  # login_required
+    me = Player.objects.filter(club=tournament.club, user=user).first()
     if me is None:
         messages.error(
             request, f"Your login plays for no one in {tournament.club}: ask an organiser."
