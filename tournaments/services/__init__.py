@@ -7,8 +7,9 @@ one order everywhere — tournament, round, table — so concurrent organisers a
 game workers serialise instead of deadlocking.  Where each lives:
 
 * :mod:`~tournaments.services.clubs`: clubs, players, login links and their audit;
-* :mod:`~tournaments.services.tournaments`: create, change and find tournaments;
-* :mod:`~tournaments.services.entries`: register, check in, drop;
+* :mod:`~tournaments.services.tournaments`: create, change, delete and find tournaments;
+* :mod:`~tournaments.services.entries`: register, check in, drop, withdraw;
+* :mod:`~tournaments.services.forfeits`: forfeit and un-forfeit a series;
 * :mod:`~tournaments.services.rounds`: seat, adjust and begin a round;
 * :mod:`~tournaments.services.series`: a table's series (:func:`game_over`);
 * :mod:`~tournaments.services.seeds`: round, table and client seeds;
@@ -29,7 +30,8 @@ from tournaments.services.clubs import (
     plays_forced_moves,
     set_play_forced_moves,
 )
-from tournaments.services.entries import check_in, drop, register
+from tournaments.services.entries import check_in, drop, register, withdraw
+from tournaments.services.forfeits import forfeit, unforfeit
 from tournaments.services.rounds import (
     begin_round,
     reseat,
@@ -49,6 +51,7 @@ from tournaments.services.series import game_over
 from tournaments.services.tournaments import (
     SETTINGS,
     create_tournament,
+    delete_tournament,
     find_player,
     find_tournament,
     update_tournament,
@@ -66,7 +69,9 @@ __all__ = [
     "client_seeds_of",
     "create_club",
     "create_tournament",
+    "delete_tournament",
     "drop",
+    "forfeit",
     "find_player",
     "find_tournament",
     "game_over",
@@ -87,5 +92,7 @@ __all__ = [
     "set_play_forced_moves",
     "start_round",
     "swap_players",
+    "unforfeit",
     "update_tournament",
+    "withdraw",
 ]

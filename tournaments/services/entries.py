@@ -1,4 +1,4 @@
-"""Entries: register a player, check them in for a round, drop them out."""
+"""Entries: register a player, check them in for a round, drop them out, withdraw them."""
 
 from __future__ import annotations
 
@@ -126,3 +126,26 @@ def drop(tournament: Tournament, player: PlayerRef) -> Registration:
         if seated and _in_round(seated[0], who):
             _reseat(tournament, seated[0], Constraints(), randomness.source.seeded_generator())
         return registration
+
+
+def withdraw(tournament: Tournament, player: PlayerRef) -> Registration | None:
+    """Take ``player`` out of ``tournament``: undone before round 1, a drop after.
+
+    Before round 1 has begun the registration (and the player's check-ins) is
+    deleted, so they leave no line in the standings, and a seated round 1 is
+    seated again without them; returns ``None``.  Once a round has begun it is
+    :func:`drop` (they keep their results) and returns the registration.
+    """
+    with transaction.atomic():
+        tournament = _lock(tournament)
+        who = _player(tournament, player)
+        registration = _registration(tournament, who)
+        if next_round_number(tournament) > 1:
+            return drop(tournament, who)
+        rounds = _rounds(tournament)
+        seated = [r for r in rounds if r.status == Round.Status.SEATED]
+        CheckIn.objects.filter(tournament=tournament, player=who).delete()
+        registration.delete()
+        if seated and _in_round(seated[0], who):
+            _reseat(tournament, seated[0], Constraints(), randomness.source.seeded_generator())
+        return None

@@ -59,6 +59,7 @@ def _checked_settings(
     turn_seconds: int | None,
     timeouts_to_bot: int,
     duplicate_deals: bool,
+    timeout_forfeits: bool = True,
 ) -> dict[str, Any]:
     """A tournament's settings checked and completed with the game's defaults."""
     name = (name or "").strip()
@@ -114,6 +115,7 @@ def _checked_settings(
         "turn_seconds": turn_seconds,
         "timeouts_to_bot": timeouts_to_bot,
         "duplicate_deals": bool(duplicate_deals),
+        "timeout_forfeits": bool(timeout_forfeits),
     }
 
 
@@ -131,11 +133,14 @@ def create_tournament(
     turn_seconds: int | None = None,
     timeouts_to_bot: int = 0,
     duplicate_deals: bool = False,
+    timeout_forfeits: bool = True,
 ) -> Tournament:
     """A new tournament of ``club`` (status ``registration``).
 
     ``series`` defaults to the game's ``default_series``, the table range to the
     game's player range; ``table_preferred`` must lie inside the range.
+    ``timeout_forfeits``: a seat handed to a bot after ``timeouts_to_bot``
+    timeouts forfeits its series (last place, marked in the standings).
     """
     settings = _checked_settings(
         name,
@@ -149,6 +154,7 @@ def create_tournament(
         turn_seconds,
         timeouts_to_bot,
         duplicate_deals,
+        timeout_forfeits,
     )
     with transaction.atomic():
         return Tournament.objects.create(club=club, **settings)
@@ -167,6 +173,7 @@ SETTINGS = (
     "turn_seconds",
     "timeouts_to_bot",
     "duplicate_deals",
+    "timeout_forfeits",
 )
 
 
@@ -192,6 +199,22 @@ def update_tournament(tournament: Tournament, **changes: Any) -> Tournament:
             setattr(tournament, key, value)
         tournament.save(update_fields=list(SETTINGS))
         return tournament
+
+
+def delete_tournament(tournament: Tournament) -> None:
+    """Delete a tournament that has not started: no round of it has been seated.
+
+    Its registrations and check-ins go with it; once a round is seated games may
+    exist, and a tournament with a record is kept.
+    """
+    with transaction.atomic():
+        tournament = _lock(tournament)
+        if Round.objects.filter(tournament=tournament).exists():
+            raise ServiceError(
+                f"{tournament.name} has seated rounds: a tournament that has started cannot"
+                " be deleted"
+            )
+        tournament.delete()
 
 
 def find_tournament(ref: str | int) -> Tournament:
