@@ -14,14 +14,11 @@ from engine.bots import bot_levels
 from engine.registry import all_games
 from tournaments.models import Club, Player, Tournament
 from tournaments.services import ServiceError
+from tournaments.services.tournaments import SERIES_KIND_WORDS
 
 #: The series kinds (:mod:`engine.series`) in words; the games scored by each are named
 #: from the registry (:func:`series_choices`), so a new game needs no line here.
-SERIES_WORDS = {
-    "first_to": "first to N round wins",
-    "losses": "N deals, fewest losses",
-    "place_points": "N games, place points",
-}
+SERIES_WORDS = SERIES_KIND_WORDS
 
 
 def series_choices() -> list[tuple[str, str]]:
@@ -106,6 +103,16 @@ class TournamentForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        chosen, game = data.get("series_kind"), data.get("game")
+        allowed = {g.id: g for g in all_games()}
+        if chosen and game in allowed and allowed[game].default_series.kind != chosen:
+            # Each game's results fit one series kind: say which, in words.
+            engine = allowed[game]
+            self.add_error(
+                "series_kind",
+                f"{engine.name} is played as {SERIES_WORDS[engine.default_series.kind]}:"
+                " choose that series, or leave it to the game's usual one.",
+            )
         if data.get("series_kind") and not data.get("series_target"):
             self.add_error("series_target", "Give N for the series you chose.")
         if data.get("series_deal_limit") and data.get("series_kind") != "first_to":

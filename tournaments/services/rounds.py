@@ -141,7 +141,11 @@ def _seat(
             rng=rng,
         )
     except SeatingError as error:
-        raise ServiceError(f"round {round_.number} cannot be seated: {error}") from error
+        # The organiser's words: the player's name, not their id.
+        names = {str(p.pk): p.name for p in players}
+        raise ServiceError(
+            f"round {round_.number} cannot be seated: {error.named(names)}"
+        ) from error
     _store_seating(round_, seating)
 
 

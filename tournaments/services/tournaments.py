@@ -12,6 +12,14 @@ from engine.series import SeriesFormat
 from tournaments.models import Club, Player, Round, Tournament
 from tournaments.services.base import ServiceError, _lock, _positive
 
+#: The series kinds (:mod:`engine.series`) in the organiser's words; the form's choices
+#: (:mod:`tournaments.forms`) and the refusals say them alike.
+SERIES_KIND_WORDS = {
+    "first_to": "first to N round wins",
+    "losses": "N deals, fewest losses",
+    "place_points": "N games, place points",
+}
+
 
 def _series_format(
     value: SeriesFormat | Mapping[str, Any] | None, game: str, table_max: int
@@ -30,13 +38,17 @@ def _series_format(
                 ' (a first_to series may add "deal_limit": M)',
                 "series",
             ) from error
-    expected = get_game(game).default_series.kind
+    engine = get_game(game)
+    expected = engine.default_series.kind
     if fmt.kind != expected:
         # Each game's results have one shape (RECORD.md): a winner, a loser or
-        # places; only the series kind made for that shape can score them.
+        # places; only the series kind made for that shape can score them.  The
+        # words first, the API's code after (scored as …) for those who send JSON.
         raise ServiceError(
-            f"a {game} series is scored as {expected!r}, not {fmt.kind!r}: give"
-            f' {{"kind": "{expected}", "target": N}}',
+            f"{engine.name} is played as {SERIES_KIND_WORDS[expected]}, not"
+            f" {SERIES_KIND_WORDS.get(fmt.kind, fmt.kind)}: choose that series"
+            f" (scored as {expected!r}; in the API give"
+            f' {{"kind": "{expected}", "target": N}})',
             "series",
         )
     if fmt.kind == "place_points" and fmt.points is not None and len(fmt.points) < table_max:
