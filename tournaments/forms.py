@@ -103,16 +103,6 @@ class TournamentForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        chosen, game = data.get("series_kind"), data.get("game")
-        allowed = {g.id: g for g in all_games()}
-        if chosen and game in allowed and allowed[game].default_series.kind != chosen:
-            # Each game's results fit one series kind: say which, in words.
-            engine = allowed[game]
-            self.add_error(
-                "series_kind",
-                f"{engine.name} is played as {SERIES_WORDS[engine.default_series.kind]}:"
-                " choose that series, or leave it to the game's usual one.",
-            )
         if data.get("series_kind") and not data.get("series_target"):
             self.add_error("series_target", "Give N for the series you chose.")
         if data.get("series_deal_limit") and data.get("series_kind") != "first_to":

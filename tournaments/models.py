@@ -237,6 +237,29 @@ class CheckIn(models.Model):
         ]
 
 
+class Absence(models.Model):
+    """A registered player marked absent for a round by the organiser: not seated in it,
+    even by an automatic check-in; checking them in for that round removes it."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="absences")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="absences")
+    round_number = models.PositiveSmallIntegerField()
+    by = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "player", "round_number"], name="absence_once_per_round"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} absent for round {self.round_number} of {self.tournament}"
+
+
 class Forfeit(models.Model):
     """A decision that a player's series in a round is forfeited, or no longer is.
 

@@ -95,7 +95,9 @@ def test_the_desk_forfeits_and_lifts_a_series_and_the_standings_mark_it(world: W
     assert (row.by, row.cause) == (world.organiser, "organiser")
     page = org.get(f"/tournaments/{t.pk}/").content.decode()
     assert "forfeit" in page and "(round 1)" in page
-    rows = list(csv.reader(io.StringIO(org.get(f"/tournaments/{t.pk}/standings.csv").content.decode())))
+    rows = list(
+        csv.reader(io.StringIO(org.get(f"/tournaments/{t.pk}/standings.csv").content.decode()))
+    )
     line = next(r for r in rows if r[1] == winner.name)
     assert line[rows[0].index("forfeits")] == "1" and line[rows[0].index("forfeited_rounds")] == "1"
     assert line[0] == "3"  # last of three now
@@ -159,7 +161,7 @@ def test_a_series_kind_the_game_cannot_use_is_refused_in_words(world: World) -> 
         "seating_mode": "mixing",
     }
     page = world.client(world.organiser).post("/tournaments/new", data).content.decode()
-    assert "is played as N deals, fewest losses: choose that series" in page
+    assert "Old Maid is played as N deals, fewest losses, not first to N round wins" in page
     with pytest.raises(services.ServiceError, match="Old Maid.* is played as N deals"):
         services.create_tournament(
             world.club, "Wrong", "old_maid", 1, series={"kind": "first_to", "target": 3}
@@ -173,3 +175,15 @@ def test_a_seating_refusal_names_the_player(world: World) -> None:
     round_ = services.start_round(t, auto_check_in=True)
     with pytest.raises(services.ServiceError, match="Bot 0 is fixed to table 9; this round has 2"):
         services.reseat(round_, fixed={world.bots[0]: 9})
+
+
+def test_the_desk_marks_a_player_absent_after_confirmation(world: World) -> None:
+    t = services.create_tournament(world.club, "Absent", "bhabhi", 1)
+    services.register(t, world.player)
+    org = world.client(world.organiser)
+    url = f"/tournaments/{t.pk}/confirm/absent"
+    assert (
+        "Mark Ann absent for round 1?" in org.get(url, {"player": world.player.pk}).content.decode()
+    )
+    done = org.post(url, {"player": world.player.pk}, follow=True).content.decode()
+    assert "Ann is absent for round 1." in done

@@ -127,3 +127,38 @@ def test_the_no_show_rule_is_a_setting_that_changes_before_the_start_only() -> N
     services.start_round(t, auto_check_in=True, rng=random.Random(1))
     with pytest.raises(services.ServiceError, match="only its name"):
         services.update_tournament(t, timeout_forfeits=True)
+
+
+def test_a_player_marked_absent_is_not_seated_even_by_an_automatic_check_in() -> None:
+    club = helpers.club()
+    robots = helpers.bots(club, 3)
+    ann = helpers.people(club, ["Ann"])[0]
+    t = helpers.tournament(club, [*robots, ann], rounds=2, table_max=4)
+    services.check_in(t, ann)
+    absence = services.mark_absent(t, ann)
+    assert absence.round_number == 1
+    assert not CheckIn.objects.filter(tournament=t, player=ann).exists()
+    first = services.start_round(t, auto_check_in=True, rng=random.Random(1))
+    assert not TableSeat.objects.filter(table__round=first, player=ann).exists()
+    assert ann.pk not in first.byes
+    services.begin_round(first)
+    from tournaments.management.commands.play_bots import run_all_bots
+
+    run_all_bots(t)
+    # Round 2 counts her again; checking in lifts a round's absence.
+    services.mark_absent(t, ann)
+    services.check_in(t, ann)
+    second = services.start_round(t, rng=random.Random(2))
+    assert TableSeat.objects.filter(table__round=second, player=ann).exists()
+
+
+def test_marking_a_seated_player_absent_seats_the_round_again_without_them() -> None:
+    club = helpers.club()
+    robots = helpers.bots(club, 3)
+    ann = helpers.people(club, ["Ann"])[0]
+    t = helpers.tournament(club, [*robots, ann], rounds=1, table_max=4)
+    round_ = services.start_round(t, auto_check_in=True, rng=random.Random(1))
+    assert TableSeat.objects.filter(table__round=round_, player=ann).exists()
+    services.mark_absent(t, ann)
+    assert not TableSeat.objects.filter(table__round=round_, player=ann).exists()
+    assert TableSeat.objects.filter(table__round=round_).count() == 3

@@ -8,7 +8,7 @@ game workers serialise instead of deadlocking.  Where each lives:
 
 * :mod:`~tournaments.services.clubs`: clubs, players, login links and their audit;
 * :mod:`~tournaments.services.tournaments`: create, change, delete and find tournaments;
-* :mod:`~tournaments.services.entries`: register, check in, drop, withdraw;
+* :mod:`~tournaments.services.entries`: register, check in, mark absent, drop, withdraw;
 * :mod:`~tournaments.services.forfeits`: forfeit and un-forfeit a series;
 * :mod:`~tournaments.services.rounds`: seat, adjust and begin a round;
 * :mod:`~tournaments.services.series`: a table's series (:func:`game_over`);
@@ -30,7 +30,7 @@ from tournaments.services.clubs import (
     plays_forced_moves,
     set_play_forced_moves,
 )
-from tournaments.services.entries import check_in, drop, register, withdraw
+from tournaments.services.entries import check_in, drop, mark_absent, register, withdraw
 from tournaments.services.forfeits import forfeit, unforfeit
 from tournaments.services.rounds import (
     begin_round,
@@ -78,6 +78,7 @@ __all__ = [
     "is_organiser",
     "known_bot_levels",
     "link_login",
+    "mark_absent",
     "may_see_game",
     "next_round_number",
     "organised_clubs",

@@ -1,11 +1,14 @@
-"""Entries: register a player, check them in for a round, drop them out, withdraw them."""
+"""Entries: register a player, check them in for a round (or mark them absent), drop them
+out, withdraw them."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.db import transaction
 
 from engine.bots import bot_levels
-from tournaments.models import CheckIn, Registration, Round, Tournament
+from tournaments.models import Absence, CheckIn, Registration, Round, Tournament
 from tournaments.play import randomness
 from tournaments.seating import Constraints
 from tournaments.services.base import (
@@ -90,6 +93,8 @@ def check_in(tournament: Tournament, player: PlayerRef, round_number: int | None
         found, _ = CheckIn.objects.get_or_create(
             tournament=tournament, player=who, round_number=number
         )
+        # They are here after all: an absence marked for this round no longer holds.
+        Absence.objects.filter(tournament=tournament, player=who, round_number=number).delete()
         return found
 
 
@@ -149,3 +154,32 @@ def withdraw(tournament: Tournament, player: PlayerRef) -> Registration | None:
         if seated and _in_round(seated[0], who):
             _reseat(tournament, seated[0], Constraints(), randomness.source.seeded_generator())
         return None
+
+
+def mark_absent(tournament: Tournament, player: PlayerRef, *, by: Any = None) -> Absence:
+    """Mark ``player`` absent for the next round that has not begun: it seats without them.
+
+    Their check-in for that round is removed and even an automatic check-in skips
+    them; if that round is already seated with them in it, it is seated again
+    without them (earlier swaps and constraints of that round must be made again).
+    Checking them in for the round (:func:`check_in`) lifts the absence.  They stay
+    registered: the rounds after count them again.
+    """
+    with transaction.atomic():
+        tournament = _lock(tournament)
+        who = _player(tournament, player)
+        registration = _registration(tournament, who)
+        number = next_round_number(tournament)
+        if tournament.status == Tournament.Status.FINISHED or number > tournament.rounds:
+            raise ServiceError(f"{tournament.name} has no rounds left to be absent from")
+        if registration.dropped_after is not None:
+            raise ServiceError(f"{who.name} dropped out of {tournament.name}", "player")
+        user = by if getattr(by, "is_authenticated", False) else None
+        absence, _ = Absence.objects.get_or_create(
+            tournament=tournament, player=who, round_number=number, defaults={"by": user}
+        )
+        CheckIn.objects.filter(tournament=tournament, player=who, round_number=number).delete()
+        seated = [r for r in _rounds(tournament) if r.status == Round.Status.SEATED]
+        if seated and _in_round(seated[0], who):
+            _reseat(tournament, seated[0], Constraints(), randomness.source.seeded_generator())
+        return absence

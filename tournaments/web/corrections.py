@@ -88,6 +88,21 @@ def _withdraw(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]
     return f"{who.name} has dropped out of {t.name}.", _desk(t)
 
 
+def _absent_question(t: Tournament, data: Any) -> str:
+    who = _player(t, data.get("player", ""))
+    number = services.next_round_number(t)
+    return (
+        f"Mark {who.name} absent for round {number}? The round is seated without them"
+        " (if it is seated already, it is seated again). Checking them in lifts it."
+    )
+
+
+def _absent(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
+    who = _player(t, data.get("player", ""))
+    absence = services.mark_absent(t, who, by=request.user)
+    return f"{who.name} is absent for round {absence.round_number}.", _desk(t)
+
+
 def _forfeit_question(t: Tournament, data: Any) -> str:
     who = _player(t, data.get("player", ""))
     number = _round_number(data.get("round", ""))
@@ -136,6 +151,7 @@ def _delete(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
 
 ACTIONS: dict[str, Action] = {
     "withdraw": Action(_withdraw_question, _withdraw, "Withdraw", ("player",)),
+    "absent": Action(_absent_question, _absent, "Mark absent", ("player",)),
     "forfeit": Action(_forfeit_question, _forfeit, "Forfeit the series", ("player", "round")),
     "unforfeit": Action(_unforfeit_question, _unforfeit, "Lift the forfeit", ("player", "round")),
     "delete": Action(_delete_question, _delete, "Delete the tournament"),
