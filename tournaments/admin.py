@@ -350,10 +350,15 @@ class RoundInline(admin.TabularInline):  # type: ignore[type-arg]
         return False  # rounds are seated by the "seat the next round" action
 
 
+#: The settings the admin's form shows: the no-show rule is set on the organiser's
+#: pages and the API (an unticked box left out of an admin form would change it).
+ADMIN_SETTINGS = tuple(s for s in services.SETTINGS if s != "timeout_forfeits")
+
+
 class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
     class Meta:
         model = Tournament
-        fields = ("club", *services.SETTINGS)
+        fields = ("club", *ADMIN_SETTINGS)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -364,7 +369,7 @@ class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        settings: dict[str, Any] = {k: data.get(k) for k in services.SETTINGS}
+        settings: dict[str, Any] = {k: data.get(k) for k in ADMIN_SETTINGS}
         settings["duplicate_deals"] = bool(settings["duplicate_deals"])
         settings["timeouts_to_bot"] = settings["timeouts_to_bot"] or 0
         settings["series"] = settings["series"] or None

@@ -14,14 +14,11 @@ from engine.bots import bot_levels
 from engine.registry import all_games
 from tournaments.models import Club, Player, Tournament
 from tournaments.services import ServiceError
+from tournaments.services.tournaments import SERIES_KIND_WORDS
 
 #: The series kinds (:mod:`engine.series`) in words; the games scored by each are named
 #: from the registry (:func:`series_choices`), so a new game needs no line here.
-SERIES_WORDS = {
-    "first_to": "first to N round wins",
-    "losses": "N deals, fewest losses",
-    "place_points": "N games, place points",
-}
+SERIES_WORDS = SERIES_KIND_WORDS
 
 
 def series_choices() -> list[tuple[str, str]]:
@@ -82,6 +79,13 @@ class TournamentForm(forms.Form):
         help_text="0: never.",
     )
     duplicate_deals = forms.BooleanField(required=False)
+    timeout_forfeits = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="A seat handed to a bot forfeits its series",
+        help_text="Ticked: that series counts as last place for the player, marked"
+        " in the standings. Unticked: the bot's result counts as theirs.",
+    )
 
     def __init__(self, *args: Any, clubs: QuerySet[Club], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -127,6 +131,7 @@ class TournamentForm(forms.Form):
             "turn_seconds": data.get("turn_seconds"),
             "timeouts_to_bot": data.get("timeouts_to_bot") or 0,
             "duplicate_deals": bool(data.get("duplicate_deals")),
+            "timeout_forfeits": bool(data.get("timeout_forfeits")),
         }
 
     def add_service_error(self, error: ServiceError) -> None:

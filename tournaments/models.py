@@ -186,6 +186,9 @@ class Tournament(models.Model):
     timeouts_to_bot = models.PositiveSmallIntegerField(default=0)
     #: Whether every table of a round with the same size plays the same decks.
     duplicate_deals = models.BooleanField(default=False)
+    #: Whether a seat handed to a bot after timeouts forfeits that series (last place,
+    #: marked in the standings); off: the bot's result counts as the player's.
+    timeout_forfeits = models.BooleanField(default=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.REGISTRATION)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -235,6 +238,63 @@ class CheckIn(models.Model):
                 fields=["tournament", "player", "round_number"], name="checkin_once_per_round"
             )
         ]
+
+
+class Absence(models.Model):
+    """A registered player marked absent for a round by the organiser: not seated in it,
+    even by an automatic check-in; checking them in for that round removes it."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="absences")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="absences")
+    round_number = models.PositiveSmallIntegerField()
+    by = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "player", "round_number"], name="absence_once_per_round"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} absent for round {self.round_number} of {self.tournament}"
+
+
+class Forfeit(models.Model):
+    """A decision that a player's series in a round is forfeited, or no longer is.
+
+    Rows are never changed: the latest row for a (tournament, round, player) is
+    the one in force, so the standings stay a projection of these rows and the
+    games' events, and the rows are the audit of who decided what and when.
+    """
+
+    class Cause(models.TextChoices):
+        #: The seat timed out and was handed to a bot (``Tournament.timeout_forfeits``).
+        TIMEOUT = "timeout", "timed out"
+        #: The organiser decided at the desk.
+        ORGANISER = "organiser", "the organiser"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="forfeits")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="forfeits")
+    round_number = models.PositiveSmallIntegerField()
+    #: ``False``: this row lifts an earlier forfeit.
+    forfeited = models.BooleanField(default=True)
+    cause = models.CharField(max_length=16, choices=Cause.choices)
+    by = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["tournament", "round_number"], name="forfeit_round")]
+
+    def __str__(self) -> str:
+        verb = "forfeits" if self.forfeited else "does not forfeit"
+        return f"{self.player} {verb} round {self.round_number} of {self.tournament}"
 
 
 class Round(models.Model):

@@ -95,6 +95,8 @@ class Standing:
     played: int
     byes: int
     dropped: bool
+    #: Series forfeited (each counted as last place at its table).
+    forfeits: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready form (points as floats)."""
@@ -108,7 +110,23 @@ class Standing:
             "played": self.played,
             "byes": self.byes,
             "dropped": self.dropped,
+            "forfeits": self.forfeits,
         }
+
+
+def forfeited(table: TableResult, players: Collection[str]) -> TableResult:
+    """``table`` with ``players`` moved to a shared last place (a forfeited series).
+
+    The others keep their order; when everyone at the table forfeited, they all
+    share one place.
+    """
+    gone = [p for p in table.players if p in players]
+    if not gone:
+        return table
+    kept = tuple(
+        g for g in (tuple(p for p in grp if p not in players) for grp in table.placings) if g
+    )
+    return TableResult(kept + (tuple(gone),))
 
 
 def table_points(placings: Sequence[Sequence[str]]) -> dict[str, Fraction]:
@@ -130,12 +148,15 @@ def standings(
     rounds: Iterable[RoundResult],
     players: Iterable[str] = (),
     dropped: Collection[str] = (),
+    forfeits: Mapping[str, int] | None = None,
 ) -> list[Standing]:
     """The standings after ``rounds``, best first.
 
     ``players`` adds registered players who have no result yet (they stand on 0);
     ``dropped`` marks players who left: they keep their results and their place in
-    the order, and their points keep counting for their opponents.
+    the order, and their points keep counting for their opponents.  ``forfeits``
+    counts each player's forfeited series, for the mark (the tables given must
+    already place them last: :func:`forfeited`).
     """
     rounds = list(rounds)
     # Exact and fast: every table's points are whole multiples of 1/(2(n−1)), so all
@@ -222,6 +243,7 @@ def standings(
                 played=played[player],
                 byes=byes[player],
                 dropped=player in gone,
+                forfeits=(forfeits or {}).get(player, 0),
             )
         )
     return result

@@ -58,7 +58,22 @@ DEFAULT_TIME_LIMIT = 1.0
 
 
 class SeatingError(ValueError):
-    """The round cannot be seated as asked (too few players, impossible constraints)."""
+    """The round cannot be seated as asked (too few players, impossible constraints).
+
+    ``player``: the player id the message begins with, when it names one, so the
+    app can say the player's name instead (:func:`named`).
+    """
+
+    def __init__(self, message: str, player: str | None = None) -> None:
+        super().__init__(message)
+        self.player = player
+
+    def named(self, names: Mapping[str, str]) -> str:
+        """The message with its player id replaced by the player's name."""
+        text = str(self)
+        if self.player is not None and self.player in names and text.startswith(self.player):
+            return names[self.player] + text[len(self.player) :]
+        return text
 
 
 # -- table sizes ----------------------------------------------------------------
@@ -258,7 +273,7 @@ class Constraints:
             raise SeatingError("a swap needs two different players")
         for player in (a, b):
             if player not in seating.byes and seating.table_of(player) is None:
-                raise SeatingError(f"{player} is not in this round")
+                raise SeatingError(f"{player} is not in this round", player)
         if a in seating.byes and b in seating.byes:
             raise SeatingError(f"{a} and {b} both have byes")
 
@@ -471,7 +486,11 @@ def _search(
             movable.append(i)
             continue
         if fixed >= t:
-            raise SeatingError(f"{player} is fixed to table {fixed + 1}; this round has {t}")
+            raise SeatingError(
+                f"{player} is fixed to table {fixed + 1}; this round has {t}"
+                f" table{'s' if t != 1 else ''}",
+                player,
+            )
         if len(members[fixed]) >= sizes[fixed]:
             raise SeatingError(f"more players are fixed to table {fixed + 1} than it seats")
         members[fixed].append(i)

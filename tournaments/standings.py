@@ -28,15 +28,26 @@ from engine import series as series_rules
 from engine.registry import get_game
 from engine.series import SeriesFormat
 from events import store
-from tournaments.models import Club, Game, Player, Registration, Round, Table, TableSeat, Tournament
+from tournaments.models import (
+    Club,
+    Forfeit,
+    Game,
+    Player,
+    Registration,
+    Round,
+    Table,
+    TableSeat,
+    Tournament,
+)
 from tournaments.play.context import GameContext, table_id_of
 from tournaments.ratings import Rating, update
-from tournaments.scoring import RoundResult, Standing, TableResult, standings
+from tournaments.scoring import RoundResult, Standing, TableResult, forfeited, standings
 
 __all__ = [
     "SeriesResult",
     "club_ratings",
     "compute_standings",
+    "forfeits_in_force",
     "live_standings",
     "player_names",
     "rating_leaderboard",
@@ -172,6 +183,43 @@ def _registered(tournament: Tournament) -> tuple[list[str], list[str]]:
     return everyone, dropped
 
 
+def forfeits_in_force(tournament: Tournament) -> dict[int, set[str]]:
+    """Per round number, the players (ids as strings) whose series there is forfeited.
+
+    The latest :class:`Forfeit` row of each (round, player) decides.
+    """
+    latest: dict[tuple[int, str], bool] = {}
+    for number, player_id, is_forfeit in (
+        Forfeit.objects.filter(tournament=tournament)
+        .order_by("id")
+        .values_list("round_number", "player_id", "forfeited")
+    ):
+        latest[(number, str(player_id))] = is_forfeit
+    found: dict[int, set[str]] = defaultdict(set)
+    for (number, player), is_forfeit in latest.items():
+        if is_forfeit:
+            found[number].add(player)
+    return dict(found)
+
+
+def _rounds_with_forfeits(
+    tournament: Tournament, finished: Mapping[int, Sequence[TableResult]]
+) -> tuple[list[RoundResult], dict[str, int]]:
+    """The begun rounds' results, forfeited series placed last; forfeits counted per player."""
+    gone = forfeits_in_force(tournament)
+    counts: dict[str, int] = defaultdict(int)
+    rounds: list[RoundResult] = []
+    for r in _begun_rounds(tournament):
+        out = gone.get(r.number, set())
+        tables = tuple(forfeited(t, out) for t in finished.get(r.number, ()))
+        for table in tables:
+            for player in table.players:
+                if player in out:
+                    counts[player] += 1
+        rounds.append(RoundResult(tables=tables, byes=tuple(str(p) for p in r.byes)))
+    return rounds, dict(counts)
+
+
 def _begun_rounds(tournament: Tournament) -> list[Round]:
     return list(
         Round.objects.filter(
@@ -185,18 +233,16 @@ def compute_standings(tournament: Tournament, *, from_events: bool = True) -> li
 
     Counted: every table whose series is over, and the byes of every round
     that has begun.  Registered players without a result stand on 0; dropped
-    players keep their results and are marked.
+    players keep their results and are marked; a forfeited series
+    (:func:`forfeits_in_force`) counts as last place at its table, and is marked.
     """
     finished: dict[int, list[TableResult]] = defaultdict(list)
     for result in series_results(tournament, from_events=from_events):
         if result.over:
             finished[result.round].append(result.table_result())
-    rounds = [
-        RoundResult(tables=tuple(finished.get(r.number, ())), byes=tuple(str(p) for p in r.byes))
-        for r in _begun_rounds(tournament)
-    ]
+    rounds, forfeits = _rounds_with_forfeits(tournament, finished)
     everyone, dropped = _registered(tournament)
-    return standings(rounds, everyone, dropped)
+    return standings(rounds, everyone, dropped, forfeits)
 
 
 def live_standings(tournament: Tournament) -> list[Standing]:
@@ -212,12 +258,9 @@ def live_standings(tournament: Tournament) -> list[Standing]:
     ).select_related("round"):
         players = [seats[table.pk][s] for s in sorted(seats[table.pk])]
         finished[table.round.number].append(TableResult.from_seats(players, table.placings or []))
-    rounds = [
-        RoundResult(tables=tuple(finished.get(r.number, ())), byes=tuple(str(p) for p in r.byes))
-        for r in _begun_rounds(tournament)
-    ]
+    rounds, forfeits = _rounds_with_forfeits(tournament, finished)
     everyone, dropped = _registered(tournament)
-    return standings(rounds, everyone, dropped)
+    return standings(rounds, everyone, dropped, forfeits)
 
 
 def club_ratings(club: Club, game: str, *, from_events: bool = False) -> dict[str, Rating]:

@@ -5,7 +5,7 @@ from django.urls import path
 
 from tournaments import converters  # noqa: F401 (registers <id:…>)
 from tournaments.logins import ThrottledAuthenticationForm
-from tournaments.web import clubs, desk, games, home, me, play, players, replay
+from tournaments.web import clubs, corrections, desk, games, home, me, play, players, replay
 from tournaments.web import tournaments as tournament_pages
 
 urlpatterns = [
@@ -52,6 +52,24 @@ urlpatterns = [
         "tournaments/<id:tournament_id>/manage/<slug:command>",
         desk.tournament_command,
         name="tournament-command",
+    ),
+    path(
+        "tournaments/<id:tournament_id>/edit", corrections.tournament_edit, name="tournament-edit"
+    ),
+    path(
+        "tournaments/<id:tournament_id>/confirm/<slug:action>",
+        corrections.tournament_confirm,
+        name="tournament-confirm",
+    ),
+    path(
+        "tournaments/<id:tournament_id>/standings.csv",
+        tournament_pages.standings_csv,
+        name="tournament-standings-csv",
+    ),
+    path(
+        "tournaments/<id:tournament_id>/projector",
+        tournament_pages.tournament_projector,
+        name="tournament-projector",
     ),
     path("tables/<id:table_id>/", tournament_pages.table_detail, name="table"),
     path("games/<id:game_id>/", games.game_detail, name="game"),

@@ -7,8 +7,9 @@ one order everywhere — tournament, round, table — so concurrent organisers a
 game workers serialise instead of deadlocking.  Where each lives:
 
 * :mod:`~tournaments.services.clubs`: clubs, players, login links and their audit;
-* :mod:`~tournaments.services.tournaments`: create, change and find tournaments;
-* :mod:`~tournaments.services.entries`: register, check in, drop;
+* :mod:`~tournaments.services.tournaments`: create, change, delete and find tournaments;
+* :mod:`~tournaments.services.entries`: register, check in, mark absent, drop, withdraw;
+* :mod:`~tournaments.services.forfeits`: forfeit and un-forfeit a series;
 * :mod:`~tournaments.services.rounds`: seat, adjust and begin a round;
 * :mod:`~tournaments.services.series`: a table's series (:func:`game_over`);
 * :mod:`~tournaments.services.seeds`: round, table and client seeds;
@@ -38,7 +39,8 @@ from tournaments.services.clubs import (
     set_play_forced_moves,
     sign_up,
 )
-from tournaments.services.entries import check_in, drop, register, withdraw
+from tournaments.services.entries import check_in, drop, mark_absent, register, withdraw
+from tournaments.services.forfeits import forfeit, unforfeit
 from tournaments.services.rounds import (
     begin_round,
     late_players,
@@ -61,6 +63,7 @@ from tournaments.services.series import game_over
 from tournaments.services.tournaments import (
     SETTINGS,
     create_tournament,
+    delete_tournament,
     find_player,
     find_tournament,
     update_tournament,
@@ -83,7 +86,9 @@ __all__ = [
     "create_club",
     "create_club_with_organiser",
     "create_tournament",
+    "delete_tournament",
     "drop",
+    "forfeit",
     "find_player",
     "find_tournament",
     "first_run",
@@ -92,6 +97,7 @@ __all__ = [
     "known_bot_levels",
     "late_players",
     "link_login",
+    "mark_absent",
     "may_see_game",
     "needs_first_run",
     "next_round_number",
@@ -111,6 +117,7 @@ __all__ = [
     "start_round",
     "swap_players",
     "unchecked_players",
+    "unforfeit",
     "update_tournament",
     "withdraw",
 ]

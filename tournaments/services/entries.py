@@ -1,11 +1,14 @@
-"""Entries: register a player, check them in for a round, drop them out."""
+"""Entries: register a player, check them in for a round (or mark them absent), drop them
+out, withdraw them."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.db import transaction
 
 from engine.bots import bot_levels
-from tournaments.models import CheckIn, Registration, Round, Tournament
+from tournaments.models import Absence, CheckIn, Registration, Round, Tournament
 from tournaments.play import randomness
 from tournaments.seating import Constraints
 from tournaments.services.base import (
@@ -91,6 +94,8 @@ def check_in(tournament: Tournament, player: PlayerRef, round_number: int | None
         found, _ = CheckIn.objects.get_or_create(
             tournament=tournament, player=who, round_number=number
         )
+        # They are here after all: an absence marked for this round no longer holds.
+        Absence.objects.filter(tournament=tournament, player=who, round_number=number).delete()
         return found
 
 
@@ -130,12 +135,12 @@ def drop(tournament: Tournament, player: PlayerRef) -> Registration:
 
 
 def withdraw(tournament: Tournament, player: PlayerRef) -> Registration | None:
-    """Take ``player`` out of ``tournament``: before round 1 begins, as if never entered.
+    """Take ``player`` out of ``tournament``: undone before round 1, a drop after.
 
-    Before round 1 has begun the registration and its check-ins are deleted (the
-    player is gone from the standings; ``None`` is returned), and a seated round 1
-    with them in it is seated again without them.  From round 1 on it is a
-    :func:`drop` (they keep their results, marked dropped).
+    Before round 1 has begun the registration (and the player's check-ins) is
+    deleted, so they leave no line in the standings, and a seated round 1 is
+    seated again without them; returns ``None``.  Once a round has begun it is
+    :func:`drop` (they keep their results) and returns the registration.
     """
     with transaction.atomic():
         tournament = _lock(tournament)
@@ -143,9 +148,39 @@ def withdraw(tournament: Tournament, player: PlayerRef) -> Registration | None:
         registration = _registration(tournament, who)
         if next_round_number(tournament) > 1:
             return drop(tournament, who)
+        rounds = _rounds(tournament)
+        seated = [r for r in rounds if r.status == Round.Status.SEATED]
         CheckIn.objects.filter(tournament=tournament, player=who).delete()
         registration.delete()
-        seated = [r for r in _rounds(tournament) if r.status == Round.Status.SEATED]
         if seated and _in_round(seated[0], who):
             _reseat(tournament, seated[0], Constraints(), randomness.source.seeded_generator())
         return None
+
+
+def mark_absent(tournament: Tournament, player: PlayerRef, *, by: Any = None) -> Absence:
+    """Mark ``player`` absent for the next round that has not begun: it seats without them.
+
+    Their check-in for that round is removed and even an automatic check-in skips
+    them; if that round is already seated with them in it, it is seated again
+    without them (earlier swaps and constraints of that round must be made again).
+    Checking them in for the round (:func:`check_in`) lifts the absence.  They stay
+    registered: the rounds after count them again.
+    """
+    with transaction.atomic():
+        tournament = _lock(tournament)
+        who = _player(tournament, player)
+        registration = _registration(tournament, who)
+        number = next_round_number(tournament)
+        if tournament.status == Tournament.Status.FINISHED or number > tournament.rounds:
+            raise ServiceError(f"{tournament.name} has no rounds left to be absent from")
+        if registration.dropped_after is not None:
+            raise ServiceError(f"{who.name} dropped out of {tournament.name}", "player")
+        user = by if getattr(by, "is_authenticated", False) else None
+        absence, _ = Absence.objects.get_or_create(
+            tournament=tournament, player=who, round_number=number, defaults={"by": user}
+        )
+        CheckIn.objects.filter(tournament=tournament, player=who, round_number=number).delete()
+        seated = [r for r in _rounds(tournament) if r.status == Round.Status.SEATED]
+        if seated and _in_round(seated[0], who):
+            _reseat(tournament, seated[0], Constraints(), randomness.source.seeded_generator())
+        return absence

@@ -32,6 +32,7 @@ from engine.registry import get_game
 from events.models import Event
 from tournaments import play as games
 from tournaments.models import (
+    Forfeit,
     Game,
     Player,
     Registration,
@@ -42,8 +43,8 @@ from tournaments.models import (
 )
 from tournaments.play.context import GameContext
 from tournaments.ratings import Rating, update
-from tournaments.scoring import BYE_POINTS, TableResult, table_points
-from tournaments.standings import live_standings, series_results
+from tournaments.scoring import BYE_POINTS, TableResult, forfeited, table_points
+from tournaments.standings import forfeits_in_force, live_standings, series_results
 
 # -- games and tables ----------------------------------------------------------------------
 
@@ -185,6 +186,10 @@ class StandingRow:
     dropped: bool
     colour: str = ""
     cumulative: list[float] = field(default_factory=list)
+    #: Series forfeited (each counted as last place).
+    forfeits: int = 0
+    #: Round numbers of those series.
+    forfeit_rounds: list[int] = field(default_factory=list)
 
 
 PALETTE = (
@@ -211,6 +216,7 @@ def round_points(
         ).order_by("number")
     )
     points: dict[str, dict[int, Fraction]] = defaultdict(dict)
+    gone = forfeits_in_force(tournament)
     seats: dict[int, dict[int, str]] = defaultdict(dict)
     for table_id, seat, player_id in TableSeat.objects.filter(
         table__round__tournament=tournament, table__status=Table.Status.FINISHED
@@ -220,7 +226,10 @@ def round_points(
         round__tournament=tournament, status=Table.Status.FINISHED
     ).select_related("round"):
         players = [seats[table.pk][s] for s in sorted(seats[table.pk])]
-        result = TableResult.from_seats(players, table.placings or [])
+        result = forfeited(
+            TableResult.from_seats(players, table.placings or []),
+            gone.get(table.round.number, set()),
+        )
         for pid, value in table_points(result.placings).items():
             points[pid][table.round.number] = value
     for round_ in begun:
@@ -235,6 +244,7 @@ def standings_rows(tournament: Tournament) -> tuple[list[int], list[int], list[S
     and those finished (the chart's, with each player's total after each of them)."""
     numbers, finished, points = round_points(tournament)
     standings = live_standings(tournament)
+    gone = forfeits_in_force(tournament)
     players = Player.objects.in_bulk([int(s.player) for s in standings])
     rows = []
     for index, s in enumerate(standings):
@@ -255,9 +265,67 @@ def standings_rows(tournament: Tournament) -> tuple[list[int], list[int], list[S
                 dropped=s.dropped,
                 colour=PALETTE[index % len(PALETTE)],
                 cumulative=[0.0, *running],
+                forfeits=s.forfeits,
+                forfeit_rounds=sorted(n for n, who in gone.items() if s.player in who),
             )
         )
     return numbers, finished, rows
+
+
+def podium(rows: list[StandingRow]) -> list[tuple[int, list[StandingRow]]]:
+    """The places 1–3 of final standings, each with everyone who shares it (ties shown)."""
+    places: dict[int, list[StandingRow]] = {}
+    for row in rows:
+        if row.rank <= 3:
+            places.setdefault(row.rank, []).append(row)
+    return sorted(places.items())
+
+
+#: The columns of the standings' CSV export, in order.
+CSV_COLUMNS = (
+    "rank",
+    "player",
+    "points",
+    "opponents_points",
+    "head_to_head",
+    "last_places",
+    "tables",
+    "byes",
+    "dropped",
+    "forfeits",
+    "forfeited_rounds",
+)
+
+
+def standings_csv_rows(tournament: Tournament) -> list[list[str]]:
+    """The standings as CSV rows (header first): names, points, tie-breaks, forfeit marks."""
+    standings = live_standings(tournament)
+    names = {p.pk: p.name for p in Player.objects.filter(pk__in=[int(s.player) for s in standings])}
+    gone = forfeits_in_force(tournament)
+    found: list[list[str]] = [list(CSV_COLUMNS)]
+    for s in standings:
+        rounds = sorted(n for n, who in gone.items() if s.player in who)
+        found.append(
+            [
+                str(s.rank),
+                names[int(s.player)],
+                _decimal(s.points),
+                _decimal(s.opponents_points),
+                str(s.head_to_head),
+                str(s.last_places),
+                str(s.played),
+                str(s.byes),
+                "yes" if s.dropped else "",
+                str(s.forfeits),
+                " ".join(str(n) for n in rounds),
+            ]
+        )
+    return found
+
+
+def _decimal(value: Fraction) -> str:
+    """A point value as a spreadsheet reads it (up to 4 decimals, exact ones in full)."""
+    return f"{float(value):.4f}".rstrip("0").rstrip(".") if value else "0"
 
 
 def rating_history(player: Player) -> list[dict[str, Any]]:
@@ -408,3 +476,55 @@ def registrations_of(tournament: Tournament) -> QuerySet[Registration]:
         .select_related("player")
         .order_by("player__name")
     )
+
+
+@dataclass
+class ForfeitLine:
+    """A seat of a begun round on the desk: its player and whether their series is forfeited."""
+
+    player: Player
+    table: int
+    forfeited: bool
+    #: Why, when forfeited: the latest decision's cause ("timeout" or "organiser").
+    cause: str = ""
+
+
+def forfeit_overview(tournament: Tournament) -> list[tuple[int, list[ForfeitLine]]]:
+    """Per begun round (latest first), its seated players with their forfeits in force."""
+    latest: dict[tuple[int, int], Forfeit] = {}
+    for row in Forfeit.objects.filter(tournament=tournament).order_by("id"):
+        latest[(row.round_number, row.player_id)] = row
+    found: list[tuple[int, list[ForfeitLine]]] = []
+    begun = Round.objects.filter(
+        tournament=tournament, status__in=[Round.Status.PLAYING, Round.Status.FINISHED]
+    ).order_by("-number")
+    for round_ in begun:
+        lines = []
+        for seat in (
+            TableSeat.objects.filter(table__round=round_)
+            .select_related("player", "table")
+            .order_by("player__name")
+        ):
+            decision = latest.get((round_.number, seat.player_id))
+            out = decision is not None and decision.forfeited
+            lines.append(
+                ForfeitLine(
+                    player=seat.player,
+                    table=seat.table.number,
+                    forfeited=out,
+                    cause=decision.cause if decision is not None and out else "",
+                )
+            )
+        found.append((round_.number, lines))
+    return found
+
+
+def between_rounds(tournament: Tournament) -> dict[str, Any] | None:
+    """Between two rounds (the last one finished, rounds remain): which finished when, and
+    which is next; ``None`` while a round is seated or played, before round 1, or at the end."""
+    if tournament.status != Tournament.Status.RUNNING:
+        return None
+    last = Round.objects.filter(tournament=tournament).order_by("-number").first()
+    if last is None or last.status != Round.Status.FINISHED or last.number >= tournament.rounds:
+        return None
+    return {"finished": last.number, "finished_at": last.finished_at, "next": last.number + 1}

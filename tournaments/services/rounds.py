@@ -22,7 +22,16 @@ from django.utils import timezone
 from engine.fairness import commitment
 from events import store
 from events.store import NewEvent
-from tournaments.models import CheckIn, Player, Registration, Round, Table, TableSeat, Tournament
+from tournaments.models import (
+    Absence,
+    CheckIn,
+    Player,
+    Registration,
+    Round,
+    Table,
+    TableSeat,
+    Tournament,
+)
 from tournaments.play import randomness
 from tournaments.seating import Constraints, History, Seating, SeatingError, seat_round
 from tournaments.services.base import (
@@ -64,7 +73,8 @@ def seating_of(round_: Round) -> Seating:
 
 
 def _participants(tournament: Tournament, number: int, auto_check_in: bool) -> list[Player]:
-    """The players to seat in round ``number``: active, and checked in (bots always are).
+    """The players to seat in round ``number``: active, not absent, and checked in (bots
+    always are).
 
     Bots and, with ``auto_check_in``, everyone seated get a check-in row for the record.
     """
@@ -74,9 +84,16 @@ def _participants(tournament: Tournament, number: int, auto_check_in: bool) -> l
             "player_id", flat=True
         )
     )
+    # Marked absent by the organiser (issue 20): never seated in this round, not even by
+    # an automatic check-in.
+    absent = set(
+        Absence.objects.filter(tournament=tournament, round_number=number).values_list(
+            "player_id", flat=True
+        )
+    )
     players: list[Player] = []
     for registration in registrations.order_by("id"):
-        if not _active(registration, number):
+        if not _active(registration, number) or registration.player_id in absent:
             continue
         who = registration.player
         if who.pk in checked or who.is_bot or auto_check_in:
@@ -142,7 +159,11 @@ def _seat(
             rng=rng,
         )
     except SeatingError as error:
-        raise ServiceError(f"round {round_.number} cannot be seated: {error}") from error
+        # The organiser's words: the player's name, not their id.
+        names = {str(p.pk): p.name for p in players}
+        raise ServiceError(
+            f"round {round_.number} cannot be seated: {error.named(names)}"
+        ) from error
     _store_seating(round_, seating)
 
 

@@ -12,6 +12,14 @@ from engine.series import SeriesFormat
 from tournaments.models import Club, Player, Round, Tournament
 from tournaments.services.base import ServiceError, _lock, _positive
 
+#: The series kinds (:mod:`engine.series`) in the organiser's words; the form's choices
+#: (:mod:`tournaments.forms`) and the refusals say them alike.
+SERIES_KIND_WORDS = {
+    "first_to": "first to N round wins",
+    "losses": "N deals, fewest losses",
+    "place_points": "N games, place points",
+}
+
 
 def _series_format(
     value: SeriesFormat | Mapping[str, Any] | None, game: str, table_max: int
@@ -30,13 +38,17 @@ def _series_format(
                 ' (a first_to series may add "deal_limit": M)',
                 "series",
             ) from error
-    expected = get_game(game).default_series.kind
+    engine = get_game(game)
+    expected = engine.default_series.kind
     if fmt.kind != expected:
         # Each game's results have one shape (RECORD.md): a winner, a loser or
-        # places; only the series kind made for that shape can score them.
+        # places; only the series kind made for that shape can score them.  The
+        # words first, the API's code after (scored as …) for those who send JSON.
         raise ServiceError(
-            f"a {game} series is scored as {expected!r}, not {fmt.kind!r}: give"
-            f' {{"kind": "{expected}", "target": N}}',
+            f"{engine.name} is played as {SERIES_KIND_WORDS[expected]}, not"
+            f" {SERIES_KIND_WORDS.get(fmt.kind, fmt.kind)}: choose that series"
+            f" (scored as {expected!r}; in the API give"
+            f' {{"kind": "{expected}", "target": N}})',
             "series",
         )
     if fmt.kind == "place_points" and fmt.points is not None and len(fmt.points) < table_max:
@@ -59,6 +71,7 @@ def _checked_settings(
     turn_seconds: int | None,
     timeouts_to_bot: int,
     duplicate_deals: bool,
+    timeout_forfeits: bool = True,
 ) -> dict[str, Any]:
     """A tournament's settings checked and completed with the game's defaults."""
     name = (name or "").strip()
@@ -114,6 +127,7 @@ def _checked_settings(
         "turn_seconds": turn_seconds,
         "timeouts_to_bot": timeouts_to_bot,
         "duplicate_deals": bool(duplicate_deals),
+        "timeout_forfeits": bool(timeout_forfeits),
     }
 
 
@@ -131,11 +145,14 @@ def create_tournament(
     turn_seconds: int | None = None,
     timeouts_to_bot: int = 0,
     duplicate_deals: bool = False,
+    timeout_forfeits: bool = True,
 ) -> Tournament:
     """A new tournament of ``club`` (status ``registration``).
 
     ``series`` defaults to the game's ``default_series``, the table range to the
     game's player range; ``table_preferred`` must lie inside the range.
+    ``timeout_forfeits``: a seat handed to a bot after ``timeouts_to_bot``
+    timeouts forfeits its series (last place, marked in the standings).
     """
     settings = _checked_settings(
         name,
@@ -149,6 +166,7 @@ def create_tournament(
         turn_seconds,
         timeouts_to_bot,
         duplicate_deals,
+        timeout_forfeits,
     )
     with transaction.atomic():
         return Tournament.objects.create(club=club, **settings)
@@ -167,6 +185,7 @@ SETTINGS = (
     "turn_seconds",
     "timeouts_to_bot",
     "duplicate_deals",
+    "timeout_forfeits",
 )
 
 
@@ -192,6 +211,22 @@ def update_tournament(tournament: Tournament, **changes: Any) -> Tournament:
             setattr(tournament, key, value)
         tournament.save(update_fields=list(SETTINGS))
         return tournament
+
+
+def delete_tournament(tournament: Tournament) -> None:
+    """Delete a tournament that has not started: no round of it has been seated.
+
+    Its registrations and check-ins go with it; once a round is seated games may
+    exist, and a tournament with a record is kept.
+    """
+    with transaction.atomic():
+        tournament = _lock(tournament)
+        if Round.objects.filter(tournament=tournament).exists():
+            raise ServiceError(
+                f"{tournament.name} has seated rounds: a tournament that has started cannot"
+                " be deleted"
+            )
+        tournament.delete()
 
 
 def find_tournament(ref: str | int) -> Tournament:

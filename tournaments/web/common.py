@@ -10,6 +10,7 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
+from engine.registry import all_games
 from tournaments.models import Game, Tournament
 from tournaments.play import GameContext, game_events, game_view, table_id_of
 from tournaments.services import queries
@@ -44,6 +45,15 @@ def series_text(series: Mapping[str, Any] | None) -> str:
     if kind == "place_points":
         return f"{target} game{'s' if target != 1 else ''}, place points"
     return json.dumps(series)
+
+
+def game_defaults() -> list[str]:
+    """Each game's own table sizes and series, in words, from the engine (the one source)."""
+    return [
+        f"{g.name}: tables of {g.min_seats}–{g.max_seats},"
+        f" {series_text(g.default_series.to_json())}"
+        for g in all_games()
+    ]
 
 
 def game_stream_url(game: Game) -> str:

@@ -40,7 +40,13 @@ from tournaments.models import (
 )
 from tournaments.services import desk, queries
 from tournaments.services.access import organised_clubs
-from tournaments.web.common import series_text, tournament_stream_url, wants_fragment
+from tournaments.web.common import (
+    game_defaults,
+    series_text,
+    tournament_stream_url,
+    wants_fragment,
+)
+from tournaments.web.corrections import corrections_context
 from tournaments.workers import clock
 
 
@@ -65,7 +71,7 @@ def tournament_create(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"{tournament.name} is open for registration.")
             return redirect("tournament-manage", tournament_id=tournament.pk)
-    return render(request, "organise/create.html", {"form": form})
+    return render(request, "organise/create.html", {"form": form, "defaults": game_defaults()})
 
 
 def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, Any]:
@@ -141,6 +147,8 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
         if tournament.status == Tournament.Status.RUNNING
         else "",
         "stream_key": reverse("api:tournament-stream", args=[tournament.pk]),
+        # Issue 20's undo and edit: the "Corrections" block (tournaments/web/corrections.py).
+        **corrections_context(tournament),
         **_stranding_context(request, tournament, seated_round),
     }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from typing import Any
 
 from django.contrib import messages
@@ -10,6 +11,7 @@ from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
 from engine.series import SeriesFormat
@@ -32,7 +34,9 @@ from tournaments.web.common import (
 def _tournament_context(request: HttpRequest, tournament: Tournament) -> dict[str, Any]:
     numbers, finished, rows = queries.standings_rows(tournament)
     live = tournament.status == Tournament.Status.RUNNING
+    done = tournament.status == Tournament.Status.FINISHED
     return {
+        "podium": queries.podium(rows) if done else [],
         "tournament": tournament,
         "game_name": queries.game_name(tournament.game),
         "series_text": series_text(tournament.series),
@@ -164,3 +168,27 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     if wants_fragment(request):
         return render(request, "fragments/table.html", context)
     return render(request, "table.html", context)
+
+
+def standings_csv(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The standings as CSV: names, points, tie-breaks, forfeit marks (a spreadsheet's)."""
+    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    slug = slugify(tournament.name) or f"tournament-{tournament.pk}"
+    response["Content-Disposition"] = f'attachment; filename="{slug}-standings.csv"'
+    csv.writer(response).writerows(queries.standings_csv_rows(tournament))
+    return response
+
+
+def tournament_projector(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The projector: the current round's seating, the standings, the clock; no controls.
+
+    The same live fragment mechanism as the tournament page (``?fragment=1``).
+    """
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=tournament_id)
+    context = _tournament_context(request, tournament)
+    context["current"] = context["rounds"][0] if context["rounds"] else None  # newest first
+    context["between_rounds"] = queries.between_rounds(tournament)
+    if wants_fragment(request):
+        return render(request, "fragments/projector.html", context)
+    return render(request, "projector.html", context)

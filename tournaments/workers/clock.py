@@ -53,6 +53,7 @@ from tournaments.play import (
 )
 from tournaments.play.context import table_id_of
 from tournaments.services import ServiceError, is_organiser
+from tournaments.services.forfeits import record_timeout_forfeit
 from tournaments.workers.autoplay import bot_seats_of, bot_tournaments_to_advance
 
 log = logging.getLogger(__name__)
@@ -172,6 +173,8 @@ def _count_timeout(game: Game, seat: int, expected_sequence: int) -> None:
         row.autoplay = True
         fields.append("autoplay")
         log.info("table %s seat %s handed to a bot after %s timeouts", table, seat, limit)
+        # The no-show rule: a series the clock handed to a bot counts as last place.
+        record_timeout_forfeit(row)
     row.save(update_fields=fields)
 
 

@@ -74,6 +74,10 @@ class TournamentCreateSerializer(serializers.Serializer[Any]):
     )
     timeouts_to_bot = serializers.IntegerField(min_value=0, max_value=100, default=0)
     duplicate_deals = serializers.BooleanField(default=False)
+    timeout_forfeits = serializers.BooleanField(
+        default=True,
+        help_text="A seat handed to a bot after timeouts forfeits its series (last place).",
+    )
 
 
 class RegistrationSerializer(serializers.ModelSerializer[Registration]):

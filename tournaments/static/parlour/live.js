@@ -7,6 +7,7 @@
  * it sends makes the fragment be fetched again (at most once per
  * data-interval milliseconds).  A stream that ends ("end" event) is closed;
  * streams named in a new fragment are opened, those no longer named closed.
+ * A data-poll attribute (ms) also fetches the fragment that often (the projector).
  *
  * Forms with [data-async] (the play page's actions) are sent with fetch and
  * the fragment refreshed at once; without JavaScript they post as usual.
@@ -30,6 +31,13 @@
     this.timer = null;
     this.poll = null;
     this.sync();
+    // data-poll (ms): also fetch the fragment that often, for pages that must change
+    // without a game event (the projector between rounds: a round seated, a break's clock).
+    var every = parseInt(root.getAttribute("data-poll") || "0", 10);
+    if (every > 0) {
+      var self = this;
+      setInterval(function () { self.schedule(); }, every);
+    }
   }
 
   Live.prototype.sync = function () {

@@ -1,0 +1,89 @@
+"""Forfeits: a series counted as last place for a player, by the clock or the organiser.
+
+Each decision is a :class:`~tournaments.models.Forfeit` row (who, when, why);
+the latest row of a (round, player) is in force, and the standings read them
+(:func:`tournaments.standings.forfeits_in_force`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from tournaments.models import Forfeit, Round, TableSeat, Tournament
+from tournaments.services.base import PlayerRef, ServiceError, _lock, _player
+from tournaments.standings import forfeits_in_force
+
+
+def _decide(
+    tournament: Tournament, player: PlayerRef, round_number: int, forfeit: bool, by: Any
+) -> Forfeit:
+    with transaction.atomic():
+        tournament = _lock(tournament)
+        who = _player(tournament, player)
+        round_ = Round.objects.filter(tournament=tournament, number=round_number).first()
+        if round_ is None or round_.status not in (Round.Status.PLAYING, Round.Status.FINISHED):
+            raise ServiceError(
+                f"round {round_number} of {tournament.name} has not begun:"
+                f" only a series that was played can be forfeited",
+                "round_number",
+            )
+        if not TableSeat.objects.filter(table__round=round_, player=who).exists():
+            raise ServiceError(
+                f"{who.name} had no seat at a table in round {round_number}", "player"
+            )
+        now = str(who.pk) in forfeits_in_force(tournament).get(round_number, set())
+        if now == forfeit:
+            state = "already forfeited" if forfeit else "not forfeited"
+            raise ServiceError(f"{who.name}'s series in round {round_number} is {state}", "player")
+        user = by if getattr(by, "is_authenticated", False) else None
+        return Forfeit.objects.create(
+            tournament=tournament,
+            player=who,
+            round_number=round_number,
+            forfeited=forfeit,
+            cause=Forfeit.Cause.ORGANISER,
+            by=user,
+        )
+
+
+def forfeit(
+    tournament: Tournament, player: PlayerRef, round_number: int, *, by: Any = None
+) -> Forfeit:
+    """The organiser forfeits ``player``'s series in a begun round: last place, marked."""
+    return _decide(tournament, player, round_number, True, by)
+
+
+def unforfeit(
+    tournament: Tournament, player: PlayerRef, round_number: int, *, by: Any = None
+) -> Forfeit:
+    """The organiser lifts a forfeit (their own or the clock's): the series counts as played."""
+    return _decide(tournament, player, round_number, False, by)
+
+
+def record_timeout_forfeit(seat: TableSeat) -> Forfeit | None:
+    """The clock handed ``seat`` to a bot: forfeit its series if the tournament says so.
+
+    Called inside the clock's transaction, which holds the seat's row lock; it
+    locks nothing more (the lock order is tournament, round, table) and only
+    adds a row.  Once per series: a second hand-over adds nothing.
+    """
+    tournament = seat.table.round.tournament
+    if not tournament.timeout_forfeits:
+        return None
+    number = seat.table.round.number
+    if Forfeit.objects.filter(
+        tournament=tournament,
+        player_id=seat.player_id,
+        round_number=number,
+        cause=Forfeit.Cause.TIMEOUT,
+    ).exists():
+        return None
+    return Forfeit.objects.create(
+        tournament=tournament,
+        player_id=seat.player_id,
+        round_number=number,
+        forfeited=True,
+        cause=Forfeit.Cause.TIMEOUT,
+    )

@@ -1,0 +1,246 @@
+"""The organiser's undo and edit (issue 20): edit or delete a tournament before it starts,
+withdraw a registration, forfeit or un-forfeit a series.
+
+Every destructive action goes through :func:`tournament_confirm`: a GET shows what will
+happen and asks (a plain form, no JavaScript); only its POST acts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+
+from tournaments import services
+from tournaments.forms import TournamentForm
+from tournaments.models import Player, Round, Tournament
+from tournaments.services import queries
+from tournaments.services.access import organised_clubs
+from tournaments.web.common import game_defaults
+
+
+def _organised(request: HttpRequest, tournament_id: int) -> Tournament:
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=tournament_id)
+    if not services.is_organiser(request.user, tournament.club):
+        raise PermissionDenied(f"Only the organisers of {tournament.club.name} may do this.")
+    return tournament
+
+
+def _player(tournament: Tournament, raw: str) -> Player:
+    found = (
+        Player.objects.filter(pk=int(raw), club=tournament.club).first()
+        if raw.isdecimal()
+        else None
+    )
+    if found is None:
+        raise services.ServiceError("choose a player", "player")
+    return found
+
+
+def _round_number(raw: str) -> int:
+    if not raw.isdecimal():
+        raise services.ServiceError("choose a round", "round")
+    return int(raw)
+
+
+@dataclass(frozen=True)
+class Action:
+    """A destructive desk action: the question it asks, and what it does once confirmed."""
+
+    #: The question, from the tournament and the posted or queried fields.
+    question: Callable[[Tournament, Any], str]
+    #: Does it; returns the message and where to go next.
+    perform: Callable[[HttpRequest, Tournament, Any], tuple[str, str]]
+    button: str
+    #: The fields carried from the question to the confirmation.
+    fields: tuple[str, ...] = ()
+
+
+def _desk(tournament: Tournament) -> str:
+    return reverse("tournament-manage", args=[tournament.pk])
+
+
+def _withdraw_question(t: Tournament, data: Any) -> str:
+    who = _player(t, data.get("player", ""))
+    if services.next_round_number(t) == 1:
+        return (
+            f"Withdraw {who.name} from {t.name}? Their registration is deleted: they leave"
+            " the standings, and a seated round 1 is seated again without them."
+        )
+    return (
+        f"Withdraw {who.name} from {t.name}? Round 1 has begun, so they drop out: they keep"
+        " their results, marked dropped, and are not seated again."
+    )
+
+
+def _withdraw(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
+    who = _player(t, data.get("player", ""))
+    kept = services.withdraw(t, who)
+    if kept is None:
+        return f"{who.name} is withdrawn from {t.name}.", _desk(t)
+    return f"{who.name} has dropped out of {t.name}.", _desk(t)
+
+
+def _absent_question(t: Tournament, data: Any) -> str:
+    who = _player(t, data.get("player", ""))
+    number = services.next_round_number(t)
+    return (
+        f"Mark {who.name} absent for round {number}? The round is seated without them"
+        " (if it is seated already, it is seated again). Checking them in lifts it."
+    )
+
+
+def _absent(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
+    who = _player(t, data.get("player", ""))
+    absence = services.mark_absent(t, who, by=request.user)
+    return f"{who.name} is absent for round {absence.round_number}.", _desk(t)
+
+
+def _forfeit_question(t: Tournament, data: Any) -> str:
+    who = _player(t, data.get("player", ""))
+    number = _round_number(data.get("round", ""))
+    return (
+        f"Forfeit {who.name}'s series in round {number}? It counts as last place at"
+        " their table, marked “forfeit” in the standings. You can lift it again."
+    )
+
+
+def _forfeit(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
+    who = _player(t, data.get("player", ""))
+    number = _round_number(data.get("round", ""))
+    services.forfeit(t, who, number, by=request.user)
+    return f"{who.name}'s series in round {number} is forfeited.", _desk(t)
+
+
+def _unforfeit_question(t: Tournament, data: Any) -> str:
+    who = _player(t, data.get("player", ""))
+    number = _round_number(data.get("round", ""))
+    return (
+        f"Lift the forfeit of {who.name}'s series in round {number}? The series then counts"
+        " as it was played (a bot's play included)."
+    )
+
+
+def _unforfeit(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
+    who = _player(t, data.get("player", ""))
+    number = _round_number(data.get("round", ""))
+    services.unforfeit(t, who, number, by=request.user)
+    return f"{who.name}'s series in round {number} counts as played again.", _desk(t)
+
+
+def _delete_question(t: Tournament, data: Any) -> str:
+    count = t.registrations.count()
+    return (
+        f"Delete {t.name}? It has not started; its {count} registration{'s' * (count != 1)}"
+        " go with it. This cannot be undone."
+    )
+
+
+def _delete(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
+    name = t.name
+    services.delete_tournament(t)
+    return f"{name} is deleted.", reverse("home")
+
+
+ACTIONS: dict[str, Action] = {
+    "withdraw": Action(_withdraw_question, _withdraw, "Withdraw", ("player",)),
+    "absent": Action(_absent_question, _absent, "Mark absent", ("player",)),
+    "forfeit": Action(_forfeit_question, _forfeit, "Forfeit the series", ("player", "round")),
+    "unforfeit": Action(_unforfeit_question, _unforfeit, "Lift the forfeit", ("player", "round")),
+    "delete": Action(_delete_question, _delete, "Delete the tournament"),
+}
+
+
+@login_required
+def tournament_confirm(request: HttpRequest, tournament_id: int, action: str) -> HttpResponse:
+    """Ask before a destructive action (GET); do it once confirmed (POST)."""
+    tournament = _organised(request, tournament_id)
+    chosen = ACTIONS.get(action)
+    if chosen is None:
+        raise Http404(f"there is no organiser action {action!r}")
+    data = request.POST if request.method == "POST" else request.GET
+    try:
+        if request.method == "POST":
+            message, then = chosen.perform(request, tournament, data)
+            messages.success(request, message)
+            return redirect(then)
+        question = chosen.question(tournament, data)
+    except services.ServiceError as error:
+        messages.error(request, error.message)
+        return redirect("tournament-manage", tournament_id=tournament.pk)
+    return render(
+        request,
+        "organise/confirm.html",
+        {
+            "tournament": tournament,
+            "question": question,
+            "button": chosen.button,
+            "hidden": [(name, data.get(name, "")) for name in chosen.fields],
+        },
+    )
+
+
+def _initial(tournament: Tournament) -> dict[str, Any]:
+    """The edit form's fields from the tournament's settings."""
+    series = tournament.series or {}
+    return {
+        "club": tournament.club_id,
+        "name": tournament.name,
+        "game": tournament.game,
+        "rounds": tournament.rounds,
+        "series_kind": series.get("kind", ""),
+        "series_target": series.get("target"),
+        "series_deal_limit": series.get("deal_limit"),
+        "table_min": tournament.table_min,
+        "table_max": tournament.table_max,
+        "table_preferred": tournament.table_preferred,
+        "seating_mode": tournament.seating_mode,
+        "turn_seconds": tournament.turn_seconds,
+        "timeouts_to_bot": tournament.timeouts_to_bot,
+        "duplicate_deals": tournament.duplicate_deals,
+        "timeout_forfeits": tournament.timeout_forfeits,
+    }
+
+
+@login_required
+def tournament_edit(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The create form as an edit form, while no round is seated."""
+    tournament = _organised(request, tournament_id)
+    if Round.objects.filter(tournament=tournament).exists():
+        messages.error(
+            request,
+            f"{tournament.name} has seated rounds: its settings can no longer change.",
+        )
+        return redirect("tournament-manage", tournament_id=tournament.pk)
+    clubs = organised_clubs(request.user).filter(pk=tournament.club_id)
+    form = TournamentForm(request.POST or None, clubs=clubs, initial=_initial(tournament))
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.update_tournament(tournament, **form.service_arguments())
+        except services.ServiceError as error:
+            form.add_service_error(error)
+        else:
+            messages.success(request, f"The settings of {tournament.name} are saved.")
+            return redirect("tournament-manage", tournament_id=tournament.pk)
+    return render(
+        request,
+        "organise/create.html",
+        {"form": form, "editing": tournament, "defaults": game_defaults()},
+    )
+
+
+def corrections_context(tournament: Tournament) -> dict[str, Any]:
+    """What the desk's "Corrections" block shows: edit/delete, and each begun round's seats
+    with their forfeits in force."""
+    rounds = queries.forfeit_overview(tournament)
+    return {
+        "can_edit": not Round.objects.filter(tournament=tournament).exists(),
+        "forfeit_rounds": rounds,
+    }
