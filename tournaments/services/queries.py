@@ -127,7 +127,8 @@ def replay(game: Game, move: int) -> tuple[dict[str, Any], list[dict[str, Any]]]
     which the caller checks first); the view has every hand and the hidden cards.
     """
     engine = get_game(game.kind)
-    events = games.game_events(game, None)
+    # Each event with the table before and after it, for the log's consequences.
+    events = games.game_story(game, None)
     state: Any = None
     for event in events[: move + 1]:
         state = engine.evolve(state, event["payload"])
