@@ -131,8 +131,11 @@ def create_tournament(
     turn_seconds: int | None = None,
     timeouts_to_bot: int = 0,
     duplicate_deals: bool = False,
+    first_turn_grace: int = 20,
 ) -> Tournament:
     """A new tournament of ``club`` (status ``registration``).
+
+    ``first_turn_grace``: seconds added to each game's first turn on the clock.
 
     ``series`` defaults to the game's ``default_series``, the table range to the
     game's player range; ``table_preferred`` must lie inside the range.
@@ -150,8 +153,9 @@ def create_tournament(
         timeouts_to_bot,
         duplicate_deals,
     )
+    _positive(first_turn_grace, "first_turn_grace", least=0)
     with transaction.atomic():
-        return Tournament.objects.create(club=club, **settings)
+        return Tournament.objects.create(club=club, first_turn_grace=first_turn_grace, **settings)
 
 
 #: What :func:`update_tournament` may change.

@@ -221,6 +221,11 @@ def action_choices(kind: str, view: Mapping[str, Any], players: Sequence[str]) -
             else:
                 shown = choice(action, json.dumps(action, sort_keys=True))
         (cards if shown["card"] is not None else buttons).append(shown)
+    # The playable cards in the order of the hand drawn beneath them (the engine's order,
+    # suit then rank as people hold them), not in the legal actions' order of codes.
+    hand = [c for c in view.get("hand") or [] if isinstance(c, str)]
+    place = {card: i for i, card in enumerate(hand)}
+    cards.sort(key=lambda shown: place.get(shown["card"], len(place)))
     return {"cards": cards, "buttons": buttons, "waiting": waiting}
 
 
