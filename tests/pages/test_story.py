@@ -65,12 +65,17 @@ def test_bhabhi_names_every_pickup_with_its_count_and_every_hand_taken() -> None
         for e in told("bhabhi", 4, seed):
             before, action = e["before"], e["payload"]["action"]
             text = plain(e["text"])
-            if action["type"] == "play" and before.phase == "trick" and before.trick_number > 1:
-                if action["card"][1] != before.trick[0][1][1]:
-                    picker = NAMES[e["after"].leader]
-                    count = len(before.trick) + 1
-                    assert f"{picker} picks up the trick: {count} cards" in text, text
-                    pickups += 1
+            tochoo = (
+                action["type"] == "play"
+                and before.phase == "trick"
+                and before.trick_number > 1
+                and action["card"][1] != before.trick[0][1][1]
+            )
+            if tochoo:
+                picker = NAMES[e["after"].leader]
+                count = len(before.trick) + 1
+                assert f"{picker} picks up the trick: {count} cards" in text, text
+                pickups += 1
             if action["type"] == "take_left":
                 victim = before.next_active(e["payload"]["seat"])
                 count = len(before.hands[victim])
@@ -88,11 +93,11 @@ def test_bhabhi_names_every_pickup_with_its_count_and_every_hand_taken() -> None
 def test_bhabhi_tells_a_clean_trick_and_who_leads_next() -> None:
     cleans = 0
     for e in told("bhabhi", 3, 1):
-        if e["before"].phase == "trick" and e["after"].phase == "lead":
-            if "picks up" not in e["text"]:
-                leader = NAMES[e["after"].leader]
-                assert f"The trick goes to the discard pile; {leader} leads next." in e["text"]
-                cleans += 1
+        ended = e["before"].phase == "trick" and e["after"].phase == "lead"
+        if ended and "picks up" not in e["text"]:
+            leader = NAMES[e["after"].leader]
+            assert f"The trick goes to the discard pile; {leader} leads next." in e["text"]
+            cleans += 1
     assert cleans > 0
 
 
