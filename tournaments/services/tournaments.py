@@ -131,11 +131,13 @@ def create_tournament(
     turn_seconds: int | None = None,
     timeouts_to_bot: int = 0,
     duplicate_deals: bool = False,
-    first_turn_grace: int = 20,
+    first_turn_grace: int = 0,
 ) -> Tournament:
     """A new tournament of ``club`` (status ``registration``).
 
-    ``first_turn_grace``: seconds added to each game's first turn on the clock.
+    ``first_turn_grace``: seconds added to each game's first turn on the clock.  None
+    unless asked, so the API's tournaments keep their clocks as they were; the organiser's
+    form proposes 20 seconds (the model's default).
 
     ``series`` defaults to the game's ``default_series``, the table range to the
     game's player range; ``table_preferred`` must lie inside the range.
