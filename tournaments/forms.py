@@ -70,6 +70,14 @@ class TournamentForm(forms.Form):
         label="Seconds per turn",
         help_text="Empty: no clock.",
     )
+    first_turn_grace = forms.IntegerField(
+        min_value=0,
+        max_value=600,
+        initial=20,
+        required=False,
+        label="Seconds more for each game's first turn",
+        help_text="Time for the players to arrive at a new game (with a clock). 0: none.",
+    )
     timeouts_to_bot = forms.IntegerField(
         min_value=0,
         max_value=20,
@@ -130,6 +138,9 @@ class TournamentForm(forms.Form):
             "seating_mode": data["seating_mode"],
             "turn_seconds": data.get("turn_seconds"),
             "timeouts_to_bot": data.get("timeouts_to_bot") or 0,
+            "first_turn_grace": 20
+            if data.get("first_turn_grace") is None
+            else data["first_turn_grace"],
             "duplicate_deals": bool(data.get("duplicate_deals")),
             "timeout_forfeits": bool(data.get("timeout_forfeits")),
         }

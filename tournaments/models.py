@@ -182,6 +182,9 @@ class Tournament(models.Model):
     )
     #: Seconds per action; ``None``: no clock.
     turn_seconds = models.PositiveIntegerField(null=True, blank=True)
+    #: Seconds added to the clock of each game's first turn (the deal's), so that players
+    #: have time to arrive at the new game's page; 0: none.  Only with a clock.
+    first_turn_grace = models.PositiveIntegerField(default=20)
     #: After this many timeouts in a row a seat is handed to a bot; 0: never.
     timeouts_to_bot = models.PositiveSmallIntegerField(default=0)
     #: Whether every table of a round with the same size plays the same decks.

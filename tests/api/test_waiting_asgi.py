@@ -22,9 +22,11 @@ from django.core.cache import caches
 from django.db import connection
 
 from conftest import IN_CI, redis_url
-from tests.api.conftest import Api, World, tournament_game
+from tests.api.conftest import Api
 from tests.api.test_games import is_problem
 from tests.api.test_long_poll import ACT_AFTER, REDIS_DOWN, a_move_in_a_moment
+from tests.factories import ClubWorld as World
+from tests.factories import tournament_game
 from tournaments.api import waiting
 from tournaments.workers import notify
 

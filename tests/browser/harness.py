@@ -211,6 +211,37 @@ def cmd_game(game: int) -> dict[str, Any]:
     }
 
 
+def cmd_pickups(game: int) -> dict[str, Any]:
+    """Every trick picked up in a Bhabhi game, from the engine over its stored events alone:
+    the sentence the log must hold for each (move number, who, how many cards), and the
+    seat moves the game holds per seat."""
+    from engine.registry import get_game
+    from events import store
+
+    row = Game.objects.get(pk=game)
+    engine = get_game(row.kind)
+    state: Any = None
+    pickups = []
+    moves = [0] * row.seats
+    for number, event in enumerate(store.read_stream(row.stream)):
+        after = engine.evolve(state, event.payload)
+        action = event.payload.get("action") or {}
+        if event.cause_kind == "seat":
+            moves[event.payload["seat"]] += 1
+        if (
+            action.get("type") == "play"
+            and state.phase == "trick"
+            and state.trick_number > 1
+            and action["card"][1] != state.trick[0][1][1]
+        ):
+            name = row.players[after.leader]
+            pickups.append(
+                {"move": number, "text": f"{name} picks up the trick: {len(state.trick) + 1} cards"}
+            )
+        state = after
+    return {"pickups": pickups, "seat_moves": moves}
+
+
 def cmd_tournament(tournament: int) -> dict[str, Any]:
     row = Tournament.objects.get(pk=tournament)
     rounds = [
@@ -230,6 +261,7 @@ def main() -> None:
         "organiser": cmd_organiser,
         "game": cmd_game,
         "tournament": cmd_tournament,
+        "pickups": cmd_pickups,
     }
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:

@@ -76,9 +76,10 @@ SEAT_COUNTS = {
     "bhabhi": range(3, 9),
     "give_and_take": range(2, 5),
 }
-#: The log's sentence of a draw that names its card (Old Maid's, Bhabhi's blind draw).
+#: The log's sentence of a draw that names its card (Old Maid's from the offered fan, or from
+#: a named player's fan; Bhabhi's blind draw).
 DRAWN = re.compile(
-    r'<li value="\d+">([^<]*?) draws (?:card \d+ of the offered fan|blind from the discard pile):'
+    r'<li value="\d+">([^<]*?) draws (?:card \d+ of [^<]*?|blind from the discard pile):'
     r' <span class="card[^>]*data-card="(\w\w)"'
 )
 #: A badge of a declared value beside a card still shown face down (a pending declaration).

@@ -57,6 +57,7 @@ from tournaments.play.state import (
 )
 from tournaments.play.views import (
     game_events,
+    game_story,
     game_view,
     is_revealed,
     shown_event,
@@ -82,6 +83,7 @@ __all__ = [
     "game_changed",
     "game_ended",
     "game_events",
+    "game_story",
     "game_row",
     "game_view",
     "import_game",

@@ -38,6 +38,7 @@ def create_game(
     options: Mapping[str, Any] | None = None,
     deck: Sequence[str] | None = None,
     turn_seconds: int | None = None,
+    first_turn_grace: int = 0,
     context: Any = None,
     cause_kind: str = "organiser",
     cause_id: str = "",
@@ -54,7 +55,8 @@ def create_game(
     (:func:`engine.fairness.mix_seed`, docs/fairness.md).  ``dealer`` defaults
     to a seat drawn by a secure generator.
     Raises ``KeyError`` for an unknown game and :class:`IllegalAction` for bad
-    seats, dealer, deck or options.
+    seats, dealer, deck or options.  ``first_turn_grace`` seconds are added to the
+    deadlines the deal starts (the game's first turn: time for players to arrive).
     """
     engine = get_game(kind)
     if not isinstance(seats, int) or isinstance(seats, bool) or seats < 1:
@@ -88,6 +90,9 @@ def create_game(
     extra: dict[str, Any] = {
         "table": {"players": names, "turn_seconds": turn_seconds, "context": context}
     }
+    if first_turn_grace and turn_seconds is not None:
+        # In the deal's event, so that the projection rebuilt from the events keeps it.
+        extra["table"]["first_turn_grace"] = int(first_turn_grace)
     if shuffle is not None:
         extra["shuffle"] = shuffle
     first = dealt[0] | extra

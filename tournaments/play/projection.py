@@ -28,11 +28,16 @@ def _deadlines(
     """Each waited-for seat's deadline after ``event``.
 
     A seat's clock starts when it becomes waited for and runs until it is no
-    longer waited for (one clock for a whole turn, even of several moves).
+    longer waited for (one clock for a whole turn, even of several moves).  The
+    clocks the deal starts (the game's first turn) get the deal's
+    ``first_turn_grace`` seconds more: time for the players to arrive at the game.
     """
     if turn_seconds is None:
         return {}
-    due = (event.recorded_at + timedelta(seconds=turn_seconds)).isoformat()
+    seconds = turn_seconds
+    if event.payload.get("type") == "dealt":
+        seconds += int((event.payload.get("table") or {}).get("first_turn_grace") or 0)
+    due = (event.recorded_at + timedelta(seconds=seconds)).isoformat()
     return {str(s): deadlines.get(str(s), due) for s in waiting}
 
 

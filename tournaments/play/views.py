@@ -108,6 +108,27 @@ def game_events(
     :func:`shown_event` with the state it was made in and the state now (the
     organiser sees what a spectator sees); afterwards every event is shown whole.
     """
+    return [shown for shown, _, _ in _shown_events(game, viewer, from_sequence, views=False)]
+
+
+def game_story(game: Game | int, viewer: Viewer, *, from_sequence: int = 1) -> list[dict[str, Any]]:
+    """The events of :func:`game_events`, each with ``before`` and ``after``: the engine's
+    view for ``viewer`` of the state the event was made in (``None`` for the deal) and of
+    the state it made.
+
+    A log tells an event's consequences (a trick picked up, a hand taken, a seat out)
+    from these two views: they are what that viewer saw of the table at the time, never
+    more, so the words built from them reveal nothing hidden from the viewer.
+    """
+    return [
+        shown | {"before": before, "after": after}
+        for shown, before, after in _shown_events(game, viewer, from_sequence, views=True)
+    ]
+
+
+def _shown_events(
+    game: Game | int, viewer: Viewer, from_sequence: int, *, views: bool
+) -> list[tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]]:
     game = _game(game)
     seat = _seat_of(viewer, game.seats)
     engine = get_game(game.kind)
@@ -118,7 +139,7 @@ def game_events(
         state = engine.evolve(state, event.payload)
         states.append(state)
     revealed = bool(events) and engine.is_over(state) and is_revealed(game)
-    shown = []
+    shown: list[tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]] = []
     for index, event in enumerate(events):
         if event.sequence < from_sequence:
             continue
@@ -126,16 +147,19 @@ def game_events(
         payload = (
             event.payload if revealed else shown_event(engine, event.payload, before, state, seat)
         )
-        shown.append(
-            {
-                "sequence": event.sequence,
-                "type": event.type,
-                "version": event.version,
-                "payload": payload,
-                "cause": {"kind": event.cause_kind, "id": event.cause_id},
-                "recorded_at": event.recorded_at.isoformat(),
-            }
-        )
+        item = {
+            "sequence": event.sequence,
+            "type": event.type,
+            "version": event.version,
+            "payload": payload,
+            "cause": {"kind": event.cause_kind, "id": event.cause_id},
+            "recorded_at": event.recorded_at.isoformat(),
+        }
+        if views:
+            seen_before = engine.view(before, seat) if before is not None else None
+            shown.append((item, seen_before, engine.view(states[index], seat)))
+        else:
+            shown.append((item, None, None))
     return shown
 
 

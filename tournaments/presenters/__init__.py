@@ -26,7 +26,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from engine.registry import game_ids
-from tournaments.presenters.common import Table, choice
+from tournaments.presenters.common import Table, choice, player_name
 
 
 class Presenter:
@@ -71,6 +71,81 @@ class Presenter:
         """A legal action as a button (:func:`tournaments.presenters.common.choice`), or
         ``None`` for the common one.  A choice with a ``card`` is drawn as that card."""
         return None
+
+    # -- the story: a move with the table it was made at ---------------------------------
+
+    def describe_move(
+        self,
+        action: Mapping[str, Any],
+        who: str,
+        players: Sequence[str],
+        *,
+        chance: bool,
+        before: Mapping[str, Any] | None,
+        seat: int | None = None,
+    ) -> SafeString | None:
+        """A move in words when the viewer's view of the table it was made at (``before``)
+        is known: a game names there what the move alone does not say (whose hand, whose
+        fan).  ``seat`` is the mover's.  The default is :meth:`describe_action`."""
+        return self.describe_action(action, who, players, chance=chance)
+
+    def consequences(
+        self,
+        payload: Mapping[str, Any],
+        before: Mapping[str, Any] | None,
+        after: Mapping[str, Any],
+        players: Sequence[str],
+    ) -> list[SafeString]:
+        """What an event did besides the move itself, one whole sentence each: the game's own
+        (:meth:`table_consequences`), then each seat that went out, then the end.
+
+        ``before`` and ``after`` are the viewer's views (:func:`tournaments.play.game_story`)
+        of the table before and after the event (``before`` is ``None`` for the deal); only
+        what they show is told.
+        """
+        if before is None:
+            return []
+        said = list(self.table_consequences(payload, before, after, players))
+        gone = {s for group in before.get("out") or [] for s in group}
+        for group in after.get("out") or []:
+            for seat in group:
+                if seat not in gone:
+                    said.append(self.out_sentence(seat, payload, before, players))
+        if before.get("outcome") is None and after.get("outcome") is not None:
+            said.extend(self.end_sentences(after["outcome"], before, after, players))
+        return said
+
+    def table_consequences(
+        self,
+        payload: Mapping[str, Any],
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+        players: Sequence[str],
+    ) -> list[SafeString]:
+        """The game's own consequences of an event (a trick picked up…): none by default."""
+        return []
+
+    def out_sentence(
+        self,
+        seat: int,
+        payload: Mapping[str, Any],
+        before: Mapping[str, Any],
+        players: Sequence[str],
+    ) -> SafeString:
+        """The sentence of ``seat`` going out."""
+        return format_html(
+            "{} has no cards left and is out of the game.", player_name(players, seat)
+        )
+
+    def end_sentences(
+        self,
+        outcome: Mapping[str, Any],
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+        players: Sequence[str],
+    ) -> list[SafeString]:
+        """Why the game ended and its result."""
+        return [format_html("The game is over: {}.", self.result_text(outcome, players))]
 
 
 #: The presenters by game id.

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from tournaments.presenters import Presenter, register
 from tournaments.presenters.common import (
@@ -80,6 +80,89 @@ class BhabhiPresenter(Presenter):
             )
         return None
 
+    def describe_move(
+        self,
+        action: Mapping[str, Any],
+        who: str,
+        players: Sequence[str],
+        *,
+        chance: bool,
+        before: Mapping[str, Any] | None,
+        seat: int | None = None,
+    ) -> SafeString | None:
+        if action.get("type") == "take_left" and before is not None:
+            victim = _left_of(before, seat)
+            if victim is not None:
+                sizes = before.get("hand_sizes") or []
+                count = sizes[victim] if victim < len(sizes) else 0
+                return format_html(
+                    "{} takes the hand of {}, the next player on their left: {} cards",
+                    who,
+                    player_name(players, victim),
+                    count,
+                )
+        return self.describe_action(action, who, players, chance=chance)
+
+    def table_consequences(
+        self,
+        payload: Mapping[str, Any],
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+        players: Sequence[str],
+    ) -> list[SafeString]:
+        action = payload.get("action") or {}
+        if action.get("type") != "play" or before.get("phase") != "trick":
+            return []
+        card = str(action.get("card") or "")
+        leader = player_name(players, after.get("leader"))
+        if (before.get("trick_number") or 0) > 1 and card[1:] != before.get("led_suit"):
+            # A tochoo: the highest card of the led suit picks up the whole trick.
+            count = len(before.get("trick") or []) + 1
+            if after.get("phase") == "over":
+                return [format_html("{} picks up the trick: {} cards.", leader, count)]
+            return [format_html("{} picks up the trick: {} cards, and leads next.", leader, count)]
+        if after.get("phase") == "draw":
+            return [
+                format_html(
+                    "{} won the trick with their last card and must draw a card blindly"
+                    " from the discard pile.",
+                    leader,
+                )
+            ]
+        if not after.get("trick") and after.get("phase") in ("lead", "over"):
+            if after.get("phase") == "over":
+                return [mark_safe("The trick goes to the discard pile.")]
+            return [format_html("The trick goes to the discard pile; {} leads next.", leader)]
+        return []
+
+    def out_sentence(
+        self,
+        seat: int,
+        payload: Mapping[str, Any],
+        before: Mapping[str, Any],
+        players: Sequence[str],
+    ) -> SafeString:
+        if (payload.get("action") or {}).get("type") == "take_left":
+            return format_html(
+                "{} is out of the game: their hand was taken.", player_name(players, seat)
+            )
+        return super().out_sentence(seat, payload, before, players)
+
+    def end_sentences(
+        self,
+        outcome: Mapping[str, Any],
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+        players: Sequence[str],
+    ) -> list[SafeString]:
+        return [
+            format_html(
+                "Only {} is left in the game: the game is over and {} is the Bhabhi.",
+                player_name(players, outcome.get("loser")),
+                player_name(players, outcome.get("loser")),
+            )
+        ]
+
     def action_choice(
         self, action: Mapping[str, Any], view: Mapping[str, Any], players: Sequence[str]
     ) -> dict[str, Any] | None:
@@ -104,7 +187,11 @@ class BhabhiPresenter(Presenter):
 
 
 def _next_active_left(view: Mapping[str, Any]) -> int | None:
-    me = view.get("viewer")
+    return _left_of(view, view.get("viewer"))
+
+
+def _left_of(view: Mapping[str, Any], me: int | None) -> int | None:
+    """The next active seat on the left of ``me`` at the table of ``view``."""
     active = view.get("active") or []
     seats = int(view.get("seats") or 0)
     if me is None or not seats:

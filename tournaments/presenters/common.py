@@ -26,10 +26,11 @@ def ordinal(n: int) -> str:
 
 
 def player_name(players: Sequence[str], seat: int | None) -> str:
-    """The name at ``seat``; ``nobody`` for no seat, ``Seat n`` past the names."""
+    """The name at ``seat``; ``nobody`` for no seat, ``Seat n`` past the names (numbered from 1
+    for people, as everywhere on the pages)."""
     if seat is None:
         return "nobody"
-    return players[seat] if 0 <= seat < len(players) else f"Seat {seat}"
+    return players[seat] if 0 <= seat < len(players) else f"Seat {seat + 1}"
 
 
 def groups_rank(groups: Sequence[Sequence[int]]) -> dict[int, int]:

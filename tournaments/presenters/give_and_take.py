@@ -103,6 +103,48 @@ class GiveAndTakePresenter(Presenter):
             )
         return None
 
+    def table_consequences(
+        self,
+        payload: Mapping[str, Any],
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+        players: Sequence[str],
+    ) -> list[SafeString]:
+        duets = after.get("duets") or []
+        if not duets or after.get("duets_round") == before.get("duets_round"):
+            return []
+        # Every declaration is in: the round's duets are revealed and decide the capture.
+        said = [
+            format_html(
+                "The duet of {} and {}: {} and {}, a difference of {}.",
+                player_name(players, d.get("seat")),
+                player_name(players, d.get("neighbour")),
+                (d.get("values") or [None, None])[0],
+                (d.get("values") or [None, None])[1],
+                d.get("difference"),
+            )
+            for d in duets
+        ]
+        smallest = min(int(d.get("difference") or 0) for d in duets)
+        capturer = after.get("capturer")
+        if capturer is not None and after.get("phase") == "place":
+            said.append(
+                format_html(
+                    "{} has the only smallest difference, {}, and captures {} cards.",
+                    player_name(players, capturer),
+                    smallest,
+                    len(after.get("captured") or []),
+                )
+            )
+        else:
+            said.append(
+                format_html(
+                    "The smallest difference, {}, is shared: no capture, the cards stay face up.",
+                    smallest,
+                )
+            )
+        return said
+
     def action_choice(
         self, action: Mapping[str, Any], view: Mapping[str, Any], players: Sequence[str]
     ) -> dict[str, Any] | None:

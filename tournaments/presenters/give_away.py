@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from tournaments.presenters import Presenter, register
 from tournaments.presenters.common import Table, choice, player_name, small_card
@@ -59,6 +59,31 @@ class GiveAwayPresenter(Presenter):
                 action["foundation"] + 1,
             )
         return None
+
+    def end_sentences(
+        self,
+        outcome: Mapping[str, Any],
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+        players: Sequence[str],
+    ) -> list[SafeString]:
+        if not outcome.get("deadlock"):
+            return [
+                format_html(
+                    "{} has played every card of their stack: the game is over and {} wins.",
+                    player_name(players, outcome.get("winner")),
+                    player_name(players, outcome.get("winner")),
+                )
+            ]
+        said = [
+            mark_safe("Every player passed in turn: the game is blocked and the cards left decide.")
+        ]
+        said.extend(
+            format_html("{} has {} cards left.", player_name(players, s), count)
+            for s, count in enumerate(outcome.get("counts") or [])
+        )
+        said.append(format_html("The game is over: {}.", self.result_text(outcome, players)))
+        return said
 
     def action_choice(
         self, action: Mapping[str, Any], view: Mapping[str, Any], players: Sequence[str]

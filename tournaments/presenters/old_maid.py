@@ -78,6 +78,68 @@ class OldMaidPresenter(Presenter):
             return format_html("{} rearranges their fan", who)
         return None
 
+    def describe_move(
+        self,
+        action: Mapping[str, Any],
+        who: str,
+        players: Sequence[str],
+        *,
+        chance: bool,
+        before: Mapping[str, Any] | None,
+        seat: int | None = None,
+    ) -> SafeString | None:
+        if action.get("type") == "draw" and before and before.get("offerer") is not None:
+            drawn = action.get("card")
+            offerer = player_name(players, before.get("offerer"))
+            if drawn:
+                return format_html(
+                    "{} draws card {} of {}'s fan: {}",
+                    who,
+                    int(action.get("index", 0)) + 1,
+                    offerer,
+                    small_card(drawn),
+                )
+            return format_html(
+                "{} draws card {} of {}'s fan", who, int(action.get("index", 0)) + 1, offerer
+            )
+        return self.describe_action(action, who, players, chance=chance)
+
+    def table_consequences(
+        self,
+        payload: Mapping[str, Any],
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+        players: Sequence[str],
+    ) -> list[SafeString]:
+        said = []
+        # A pair the draw made goes face up to the discards at once (public).
+        for pair in (after.get("discards") or [])[len(before.get("discards") or []) :]:
+            cards = pair.get("cards") or []
+            said.append(
+                format_html(
+                    "{} discards the pair {} {}.",
+                    player_name(players, pair.get("seat")),
+                    small_card(cards[0] if cards else None),
+                    small_card(cards[1] if len(cards) > 1 else None),
+                )
+            )
+        return said
+
+    def end_sentences(
+        self,
+        outcome: Mapping[str, Any],
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+        players: Sequence[str],
+    ) -> list[SafeString]:
+        return [
+            format_html(
+                "Only {} still holds a card, the odd queen: the game is over and {} loses.",
+                player_name(players, outcome.get("loser")),
+                player_name(players, outcome.get("loser")),
+            )
+        ]
+
     def action_choice(
         self, action: Mapping[str, Any], view: Mapping[str, Any], players: Sequence[str]
     ) -> dict[str, Any] | None:

@@ -125,13 +125,16 @@ def recent_timeouts(tournament: Tournament, limit: int = 30) -> list[dict[str, A
 
 
 def replay(game: Game, move: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A revealed game's full view after ``move`` moves (0: the deal) and all its events.
+    """A revealed game's full view after ``move`` moves (0: the deal) and all its events,
+    each with the spectator's views of the table before and after it (for the words of its
+    consequences: :func:`tournaments.play.game_story`).
 
     Each event is shown whole (the game is revealed: :func:`tournaments.play.is_revealed`,
     which the caller checks first); the view has every hand and the hidden cards.
     """
     engine = get_game(game.kind)
-    events = games.game_events(game, None)
+    # Each event with the table before and after it, for the log's consequences.
+    events = games.game_story(game, None)
     state: Any = None
     for event in events[: move + 1]:
         state = engine.evolve(state, event["payload"])

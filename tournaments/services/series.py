@@ -88,6 +88,7 @@ def _deal_table_game(
             players=[s.player.name for s in seats],
             deck=deck,
             turn_seconds=tournament.turn_seconds,
+            first_turn_grace=tournament.first_turn_grace,
             context=context,
             cause_kind=cause_kind,
             server_seed=server_seed,

@@ -146,8 +146,13 @@ def create_tournament(
     timeouts_to_bot: int = 0,
     duplicate_deals: bool = False,
     timeout_forfeits: bool = True,
+    first_turn_grace: int = 0,
 ) -> Tournament:
     """A new tournament of ``club`` (status ``registration``).
+
+    ``first_turn_grace``: seconds added to each game's first turn on the clock.  None
+    unless asked, so the API's tournaments keep their clocks as they were; the organiser's
+    form proposes 20 seconds (the model's default).
 
     ``series`` defaults to the game's ``default_series``, the table range to the
     game's player range; ``table_preferred`` must lie inside the range.
@@ -168,8 +173,9 @@ def create_tournament(
         duplicate_deals,
         timeout_forfeits,
     )
+    _positive(first_turn_grace, "first_turn_grace", least=0)
     with transaction.atomic():
-        return Tournament.objects.create(club=club, **settings)
+        return Tournament.objects.create(club=club, first_turn_grace=first_turn_grace, **settings)
 
 
 #: What :func:`update_tournament` may change.

@@ -27,7 +27,15 @@ from tournaments.presenters import pass_text, presenter_for
 from tournaments.presenters.common import choice, ordinal, player_name
 from tournaments.templatetags.cards import card_html, card_text
 
-__all__ = ["action_choices", "describe", "ordinal", "present", "result_text", "seat_results"]
+__all__ = [
+    "action_choices",
+    "describe",
+    "story",
+    "ordinal",
+    "present",
+    "result_text",
+    "seat_results",
+]
 
 register = template.Library()
 
@@ -133,8 +141,17 @@ def describe(
     payload: Mapping[str, Any],
     players: Sequence[str],
     cause: Mapping[str, Any] | None = None,
+    *,
+    before: Mapping[str, Any] | None = None,
+    after: Mapping[str, Any] | None = None,
 ) -> SafeString:
-    """One event (the game service's payload) as a sentence with card pictures."""
+    """One event (the game service's payload) as a sentence with card pictures.
+
+    Given the viewer's views of the table before and after it (``before``, ``after``:
+    :func:`tournaments.play.game_story`) the sentence names what the move alone does not
+    say, and the event's consequences follow it, a sentence each in a
+    ``<span class="consequence">`` (a trick picked up, a hand taken, a seat out, the end).
+    """
     if payload.get("type") == "dealt":
         return format_html(
             "{} deals {} cards to {} players",
@@ -144,9 +161,14 @@ def describe(
         )
     who = player_name(players, payload.get("seat"))
     action = payload.get("action") or {}
-    text = presenter_for(kind).describe_action(
-        action, who, players, chance=bool(payload.get("chance"))
-    )
+    presenter = presenter_for(kind)
+    chance = bool(payload.get("chance"))
+    if before is not None:
+        text = presenter.describe_move(
+            action, who, players, chance=chance, before=before, seat=payload.get("seat")
+        )
+    else:
+        text = presenter.describe_action(action, who, players, chance=chance)
     if text is None:
         if action.get("type") == "pass":
             text = pass_text(who)
@@ -159,7 +181,22 @@ def describe(
         text = format_html('{} <span class="tag">bot</span>', text)
     elif how == "seat" and (cause or {}).get("id") == "forced":
         text = format_html('{} <span class="tag">automatic: a forced move</span>', text)
+    if after is not None:
+        for sentence in presenter.consequences(payload, before, after, players):
+            text = format_html('{} <span class="consequence">{}</span>', text, sentence)
     return text
+
+
+def story(kind: str, event: Mapping[str, Any], players: Sequence[str]) -> SafeString:
+    """An event of :func:`tournaments.play.game_story` in words, with its consequences."""
+    return describe(
+        kind,
+        event["payload"],
+        players,
+        event.get("cause"),
+        before=event.get("before"),
+        after=event.get("after"),
+    )
 
 
 # -- the legal actions as buttons --------------------------------------------------------------
@@ -184,6 +221,11 @@ def action_choices(kind: str, view: Mapping[str, Any], players: Sequence[str]) -
             else:
                 shown = choice(action, json.dumps(action, sort_keys=True))
         (cards if shown["card"] is not None else buttons).append(shown)
+    # The playable cards in the order of the hand drawn beneath them (the engine's order,
+    # suit then rank as people hold them), not in the legal actions' order of codes.
+    hand = [c for c in view.get("hand") or [] if isinstance(c, str)]
+    place = {card: i for i, card in enumerate(hand)}
+    cards.sort(key=lambda shown: place.get(shown["card"], len(place)))
     return {"cards": cards, "buttons": buttons, "waiting": waiting}
 
 

@@ -12,10 +12,10 @@ from django.urls import reverse
 
 from engine.registry import all_games
 from tournaments.models import Game, Tournament
-from tournaments.play import GameContext, game_events, game_view, table_id_of
+from tournaments.play import GameContext, game_story, game_view, table_id_of
 from tournaments.services import queries
 from tournaments.services.access import GameAccess, game_access
-from tournaments.templatetags.tables import describe, present
+from tournaments.templatetags.tables import present, story
 
 #: Events shown in a live table's log.
 LOG_EVENTS = 8
@@ -81,16 +81,17 @@ def visible_game(request: HttpRequest, game_id: int) -> tuple[Game, GameAccess]:
 
 
 def log(game: Game, viewer: Any, count: int = LOG_EVENTS) -> list[dict[str, Any]]:
-    """The last ``count`` events of ``game`` in words, newest first."""
+    """The last ``count`` events of ``game`` in words with their consequences, as ``viewer``
+    saw them, newest first."""
     start = max(1, game.sequence - count + 1)
     players = list(game.players)
     return [
         {
             "sequence": e["sequence"],
-            "text": describe(game.kind, e["payload"], players, e["cause"]),
+            "text": story(game.kind, e, players),
             "at": e["recorded_at"],
         }
-        for e in reversed(game_events(game, viewer, from_sequence=start))
+        for e in reversed(game_story(game, viewer, from_sequence=start))
     ]
 
 

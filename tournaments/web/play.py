@@ -65,6 +65,10 @@ def _play_context(request: HttpRequest, game: Game, seat: int) -> dict[str, Any]
         "log": log(game, seat),
         "handed_to_bot": bool(table_seat and table_seat.autoplay),
         "deadline": (game.deadlines or {}).get(str(seat)),
+        # The clock of the deal's first turn holds the tournament's time to arrive.
+        "grace_seconds": tournament.first_turn_grace
+        if tournament and game.sequence == 1 and game.turn_seconds
+        else 0,
         "waiting_names": [
             list(game.players)[s] for s in game.waiting_for or [] if s < len(game.players)
         ],

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from tournaments.play import is_revealed
 from tournaments.services import queries
-from tournaments.templatetags.tables import describe, present, result_text
+from tournaments.templatetags.tables import present, result_text, story
 from tournaments.web.common import context_numbers, seat_info, visible_game, wants_fragment
 
 
@@ -34,7 +34,7 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     view, events = queries.replay(game, move)
     players = list(game.players)
     moves = [
-        {"number": i, "event": e, "text": describe(game.kind, e["payload"], players, e["cause"])}
+        {"number": i, "event": e, "text": story(game.kind, e, players)}
         for i, e in enumerate(events)
     ]
     table = present(game.kind, view, players, seat_info=seat_info(game))

@@ -27,6 +27,8 @@
     this.ended = {};     // stream keys that said "end"
     this.busy = false;
     this.again = false;
+    this.sending = false; // a move of the page is on its way
+    this.moves = 0;       // moves sent from the page so far
     this.last = 0;
     this.timer = null;
     this.poll = null;
@@ -97,19 +99,26 @@
 
   Live.prototype.refresh = function () {
     var self = this;
-    if (this.busy) { this.again = true; return Promise.resolve(); }
+    // While a move is being sent its buttons stay as they are (disabled), never replaced
+    // under a second tap: the page is fetched again once the answer has arrived.
+    if (this.busy || this.sending) { this.again = true; return Promise.resolve(); }
     this.busy = true;
     this.last = Date.now();
+    var sent = this.moves;
     return fetch(this.url, { credentials: "same-origin", headers: { "X-Requested-With": "fetch" } })
       .then(function (response) {
         if (!response.ok) { throw new Error("HTTP " + response.status); }
         return response.text();
       })
-      .then(function (html) { self.swap(html); })
+      .then(function (html) {
+        // A fragment fetched before a move was sent must not replace its disabled buttons.
+        if (self.sending || sent !== self.moves) { self.again = true; return; }
+        self.swap(html);
+      })
       .catch(function () { /* keep what is shown; the next event tries again */ })
       .then(function () {
         self.busy = false;
-        if (self.again) { self.again = false; self.schedule(); }
+        if (self.again && !self.sending) { self.again = false; self.schedule(); }
       });
   };
 
@@ -173,10 +182,15 @@
     var form = event.target;
     if (!form.matches || !form.matches("form[data-async]")) { return; }
     event.preventDefault();
+    // One move at a time: a second tap while the first is on its way sends nothing.
+    if (form.getAttribute("data-sending") === "true") { return; }
+    form.setAttribute("data-sending", "true");
     var data = new FormData(form, event.submitter || undefined);
     var buttons = form.querySelectorAll("button");
     for (var i = 0; i < buttons.length; i++) { buttons[i].disabled = true; }
+    if (event.submitter) { event.submitter.setAttribute("aria-busy", "true"); }
     var live = liveOf(form);
+    if (live) { live.sending = true; live.moves += 1; }
     var flash = form.parentNode.querySelector("[data-inline-flash]");
     fetch(form.getAttribute("action") || window.location.href, {
       method: "POST",
@@ -189,11 +203,16 @@
         if (!answer.ok && flash) { flash.textContent = answer.message; flash.hidden = false; }
         if (live) {
           if (!answer.ok) { live.flash = answer.message; }
+          live.sending = false;
+          live.again = false;
           return live.refresh();
         }
         window.location.reload();
       })
       .catch(function () {
+        if (live) { live.sending = false; }
+        form.removeAttribute("data-sending");
+        if (event.submitter) { event.submitter.removeAttribute("aria-busy"); }
         for (var j = 0; j < buttons.length; j++) { buttons[j].disabled = false; }
         if (flash) { flash.textContent = "The move could not be sent: check the connection and try again."; flash.hidden = false; }
       });

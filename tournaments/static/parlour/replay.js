@@ -111,7 +111,9 @@
       if (m && parseInt(m[1], 10) !== current) { go(parseInt(m[1], 10)); }
     });
 
+    // Without this script the slider and the autoplay do nothing: they are shown only now.
     play.hidden = false;
+    root.querySelector("[data-slider-label]").hidden = false;
     root.querySelector("[data-speed-label]").hidden = false;
     // A link to #move-N (without ?move=N) opens that move.
     var hash = /^#move-(\d+)$/.exec(location.hash);
