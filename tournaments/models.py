@@ -4,6 +4,9 @@
 stream ``game-<id>`` (see :mod:`tournaments.play`), updated in the same
 transaction as each append, and disposable: ``manage.py rebuild_projections``
 recomputes every row from the events alone.
+
+Longer than ~400 lines on purpose: Django's convention of one ``models.py`` per app
+keeps every table of record in one place, and the migrations refer to it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """Waiting without holding anything: one notification hub per process, for ASGI.
 
+Just over ~400 lines: the hub, the ASGI handler that lets a request's thread go and
+the long-poll response it answers are one mechanism, and read best together.
+
 Under ASGI (uvicorn workers, production) a waiting long-poll
 (``GET /games/{id}?after=N&wait=S``) or Server-Sent Events stream holds no thread,
 no database connection and no Redis connection of its own while it waits:

@@ -8,6 +8,12 @@ A round goes through three steps (docs/tournaments.md, "A club night"):
    with tables fixed or players kept apart;
 3. :func:`begin_round` deals each table's first game (round ``PLAYING``);
    the series goes on from there (:mod:`tournaments.services.series`).
+
+Players who check in after seating (:func:`late_players`, :func:`seat_late`) and the
+warning before seating leaves someone out (:func:`unchecked_players`) are here too,
+which makes the module longer than ~400 lines: they change the same seating under the
+same tournament lock, and splitting them off would spread that lock's rules over two
+modules.
 """
 
 from __future__ import annotations
