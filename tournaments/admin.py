@@ -350,9 +350,12 @@ class RoundInline(admin.TabularInline):  # type: ignore[type-arg]
         return False  # rounds are seated by the "seat the next round" action
 
 
-#: The settings the admin's form shows: the no-show rule is set on the organiser's
-#: pages and the API (an unticked box left out of an admin form would change it).
-ADMIN_SETTINGS = tuple(s for s in services.SETTINGS if s != "timeout_forfeits")
+#: The settings the admin's form shows: the no-show rule and the first turn's grace are
+#: set on the organiser's pages (an unticked box or an empty field left out of an admin
+#: form would change them).
+ADMIN_SETTINGS = tuple(
+    s for s in services.SETTINGS if s not in ("timeout_forfeits", "first_turn_grace")
+)
 
 
 class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]

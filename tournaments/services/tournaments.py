@@ -72,8 +72,10 @@ def _checked_settings(
     timeouts_to_bot: int,
     duplicate_deals: bool,
     timeout_forfeits: bool = True,
+    first_turn_grace: int = 0,
 ) -> dict[str, Any]:
     """A tournament's settings checked and completed with the game's defaults."""
+    _positive(first_turn_grace, "first_turn_grace", least=0)
     name = (name or "").strip()
     if not name:
         raise ServiceError("a tournament needs a name", "name")
@@ -128,6 +130,7 @@ def _checked_settings(
         "timeouts_to_bot": timeouts_to_bot,
         "duplicate_deals": bool(duplicate_deals),
         "timeout_forfeits": bool(timeout_forfeits),
+        "first_turn_grace": first_turn_grace,
     }
 
 
@@ -172,10 +175,10 @@ def create_tournament(
         timeouts_to_bot,
         duplicate_deals,
         timeout_forfeits,
+        first_turn_grace,
     )
-    _positive(first_turn_grace, "first_turn_grace", least=0)
     with transaction.atomic():
-        return Tournament.objects.create(club=club, first_turn_grace=first_turn_grace, **settings)
+        return Tournament.objects.create(club=club, **settings)
 
 
 #: What :func:`update_tournament` may change.
@@ -192,6 +195,7 @@ SETTINGS = (
     "timeouts_to_bot",
     "duplicate_deals",
     "timeout_forfeits",
+    "first_turn_grace",
 )
 
 
