@@ -19,12 +19,16 @@ import pytest
 import redis
 from asgiref.testing import ApplicationCommunicator
 from django.core.cache import caches
-from django.db import connection
 
-from conftest import IN_CI, redis_url
+from conftest import redis_url
 from tests.api.conftest import Api
 from tests.api.test_games import is_problem
-from tests.api.test_long_poll import ACT_AFTER, REDIS_DOWN, a_move_in_a_moment
+from tests.api.test_long_poll import (
+    ACT_AFTER,
+    REDIS_DOWN,
+    a_move_in_a_moment,
+    on_postgres,  # noqa: F401 (a fixture: the PostgreSQL-only rule)
+)
 from tests.factories import ClubWorld as World
 from tests.factories import tournament_game
 from tournaments.api import waiting
@@ -41,16 +45,6 @@ def _settings(settings: Any, on_postgres: None) -> Iterator[None]:
     rest["DEFAULT_THROTTLE_RATES"] = {"address": None, "anon": None, "token": None}
     settings.REST_FRAMEWORK = rest
     yield
-
-
-@pytest.fixture
-def on_postgres() -> None:
-    """The thread that acts and the waiter's commit and read at once: PostgreSQL's job."""
-    if connection.vendor != "postgresql":
-        reason = "run with DATABASE_URL=postgres://… (CI does): two threads share the database"
-        if IN_CI:
-            pytest.fail(reason)
-        pytest.skip(reason)
 
 
 @pytest.fixture
