@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 import redis
-from django.db import connection, connections
+from django.db import connections
 
-from conftest import IN_CI, redis_url
+from conftest import redis_url
 from tests.api.conftest import Api
 from tests.api.test_games import act, drawer, is_problem, standalone
 from tests.factories import ClubWorld, tournament_game
@@ -51,16 +51,6 @@ def without_redis(settings: Any) -> Iterator[None]:
     """The embedded default: no Redis, the notifier polls the database."""
     settings.REDIS_URL = ""
     yield
-
-
-@pytest.fixture
-def on_postgres() -> None:
-    """Two threads commit and read at once: that is PostgreSQL's job, not in-memory SQLite's."""
-    if connection.vendor != "postgresql":
-        reason = "run with DATABASE_URL=postgres://… (CI does): two threads share the database"
-        if IN_CI:
-            pytest.fail(reason)
-        pytest.skip(reason)
 
 
 @pytest.fixture(autouse=True)

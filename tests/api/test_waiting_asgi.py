@@ -27,7 +27,6 @@ from tests.api.test_long_poll import (
     ACT_AFTER,
     REDIS_DOWN,
     a_move_in_a_moment,
-    on_postgres,  # noqa: F401 (a fixture: the PostgreSQL-only rule)
 )
 from tests.factories import ClubWorld as World
 from tests.factories import tournament_game
