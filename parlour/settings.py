@@ -254,6 +254,9 @@ if REDIS_URL:
             "LOCATION": REDIS_URL,
             # One pool per process, not one per request (parlour/cache.py).
             "OPTIONS": {"pool_class": "parlour.cache.SharedConnectionPool"},
+            # Several Parlours may share one Redis database (a test's live servers, a
+            # bench run beside other work): each keeps its throttles and slots apart.
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", ""),
         }
     }
 else:

@@ -53,6 +53,9 @@ def base_env(database_url: str) -> dict[str, str]:
         DATABASE_URL=database_url,
         DEBUG="false",
         SECRET_KEY="live-test-" + uuid.uuid4().hex,
+        # Its own throttle counters and stream slots in the shared Redis: a server an
+        # earlier test killed with its streams open cannot fill this one's slots.
+        CACHE_KEY_PREFIX="live-" + uuid.uuid4().hex[:12],
         ALLOWED_HOSTS="127.0.0.1,localhost",
         CELERY_BROKER_URL="memory://",
         CELERY_TASK_ALWAYS_EAGER="true",

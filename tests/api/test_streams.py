@@ -236,3 +236,43 @@ def test_one_client_may_hold_only_so_many_streams_open_and_gets_them_back_on_clo
     status, _, _ = api.get(f"/api/v1/games/{game.pk}?after={game.sequence}&wait=1", token=token)
     assert status == 200
     assert [api.get(path, token=token)[0] for _ in range(3)] == [200, 200, 429]
+
+
+@TRANSACTIONAL
+def test_slots_a_killed_server_never_gave_back_expire_even_while_the_client_keeps_trying(
+    world: ClubWorld, api: Api, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server killed with its streams open never gives their slots back.  They once
+    were one counter that every attempt refreshed, so a busy client stayed locked out for
+    good (and a test suite's killed live servers filled the address's slots): now each
+    slot expires by itself after the longest a stream may stay open."""
+    import time
+
+    from django.core.cache import cache
+
+    from tournaments.api import capacity
+
+    cache.clear()
+    settings.PARLOUR_OPEN_STREAMS_PER_TOKEN = 2
+    settings.PARLOUR_STREAM_SECONDS = 1
+    monkeypatch.setattr(capacity, "MARGIN_SECONDS", 0)
+    _, game = tournament_game(world)
+    path = f"/api/v1/games/{game.pk}/stream?timeout=0.1"
+    token = world.tokens["alice"]
+    # Opened and never closed: as the streams of a process that was killed.
+    abandoned = [api.get(path, token=token)[2] for _ in range(2)]
+    assert [r.status_code for r in abandoned] == [200, 200]
+    assert api.get(path, token=token)[0] == 429
+    answers = []
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        status, _, response = api.get(path, token=token)
+        answers.append(status)
+        if status == 200:
+            response.close()
+            break
+        time.sleep(0.1)
+    assert answers[-1] == 200, f"still refused after 5 s of trying: {answers}"
+    assert len(answers) > 3  # it was refused while the slots were held, then let in
+    for response in abandoned:
+        response.close()
