@@ -7,6 +7,12 @@ waited (a stream, a long-poll) kept its connection open, idle, until it ended â€
 thousand waiting requests held a thousand Redis connections.  With
 :class:`SharedConnectionPool` as the cache's ``pool_class`` they all share this
 process's pool (redis-py's pools are thread-safe, and start again after a fork).
+
+The pool *blocks* when all its connections are busy: redis-py's plain pool (at most
+100 connections since redis-py 8) raised ``MaxConnectionsError`` instead, so in a
+burst of hundreds of streams closing at once their slots were never given back
+(tournaments/api/capacity.py) and the client was refused until they expired.  A
+request now waits up to ``POOL_TIMEOUT_SECONDS`` for a connection.
 """
 
 from __future__ import annotations
@@ -16,11 +22,14 @@ from typing import Any
 
 import redis
 
+MAX_CONNECTIONS = 100
+POOL_TIMEOUT_SECONDS = 5
+
 _lock = threading.Lock()
-_pools: dict[tuple[str, str], redis.ConnectionPool] = {}
+_pools: dict[tuple[str, str], redis.BlockingConnectionPool] = {}
 
 
-class SharedConnectionPool(redis.ConnectionPool):
+class SharedConnectionPool(redis.BlockingConnectionPool):
     """``from_url`` gives the same pool for the same URL and options, process-wide."""
 
     @classmethod
@@ -29,5 +38,7 @@ class SharedConnectionPool(redis.ConnectionPool):
         with _lock:
             pool = _pools.get(key)
             if pool is None:
-                pool = _pools[key] = redis.ConnectionPool.from_url(url, **kwargs)
+                kwargs.setdefault("max_connections", MAX_CONNECTIONS)
+                kwargs.setdefault("timeout", POOL_TIMEOUT_SECONDS)
+                pool = _pools[key] = redis.BlockingConnectionPool.from_url(url, **kwargs)
             return pool

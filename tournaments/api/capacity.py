@@ -7,12 +7,14 @@ opening a thousand of them wore everyone else down.  Each caller has a number of
 the default cache (Redis in production, so every web process shares them).  A
 request over either limit is refused at once with a 429 problem, before it waits.
 
-Each slot is its own cache key (``open:a:<address>:<n>``), taken with an atomic
-``add`` and given back by deleting it.  A slot also expires by itself after the
-longest a stream may stay open, so a process killed with its streams open cannot
-lock a client out for longer than that -- however busy the client stays.  (A single
-counter refreshed on every take did not expire under traffic: slots leaked by killed
-processes added up until the client was refused for good.)
+Slots are counted in windows of the longest a stream may stay open (plus a
+margin): a take adds one to its window's count, a release takes it off again, and
+the open count is the sum of the current window and the one before.  A stream is
+always counted while it is open, and a slot a killed process never gave back is
+forgotten after at most two windows -- however busy the client stays.  (A single
+counter refreshed on every take never expired under traffic: slots leaked by killed
+processes added up until the client was refused for good.)  Each take costs the
+same few cache round trips whatever the limits are.
 
 While the cache does not answer, requests are let through (logged), as the
 throttles do: nothing else a stream needs is in the cache.
@@ -21,7 +23,7 @@ throttles do: nothing else a stream needs is in the cache.
 from __future__ import annotations
 
 import logging
-import uuid
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -45,16 +47,15 @@ class TooManyOpen(Throttled):
         self.reason = reason
 
 
-# A slot outlives the longest stream by this much before it expires by itself.
+# A window outlives the longest stream by this much.
 MARGIN_SECONDS = 60
 
 
 class Slots:
-    """The slots one request takes: released exactly once."""
+    """The slots one request takes (a window's counter each): released exactly once."""
 
-    def __init__(self, keys: list[str], holder: str = "") -> None:
+    def __init__(self, keys: list[str]) -> None:
         self.keys = keys
-        self.holder = holder
         self.held = bool(keys)
 
     def release(self) -> None:
@@ -63,11 +64,10 @@ class Slots:
         self.held = False
         cache = caches["default"]
         try:
-            # Only our own: a slot that expired may have been taken by another request.
-            mine = [key for key, value in cache.get_many(self.keys).items() if value == self.holder]
-            cache.delete_many(mine)
-        except Exception as error:  # the cache backend's own (redis.ConnectionError, …)
-            log.debug("capacity: slots %s not given back (%r)", self.keys, error)
+            for key in self.keys:
+                cache.decr(key)
+        except Exception as error:  # the cache backend's own; an expired window is a ValueError
+            log.warning("capacity: slots %s not given back (%r)", self.keys, error)
 
 
 def _limits(request: Request) -> list[tuple[str, int]]:
@@ -81,40 +81,32 @@ def _limits(request: Request) -> list[tuple[str, int]]:
     return found
 
 
-def _take_one(cache: Any, limit: str, most: int, holder: str, ttl: int) -> str | None:
-    """The key of a free slot of ``limit``, now held by ``holder``; None when all are taken."""
-    names = [f"{limit}:{n}" for n in range(most)]
-    taken = cache.get_many(names)  # one round trip; ``add`` settles a race for a slot
-    for name in names:
-        if name not in taken and cache.add(name, holder, ttl):
-            return name
-    return None
-
-
 def take(request: Request) -> Slots:
     """A slot of each of the caller's limits, or :class:`Throttled` (429) if one is full."""
     cache = caches["default"]
-    ttl = int(settings.PARLOUR_STREAM_SECONDS) + MARGIN_SECONDS
-    holder = uuid.uuid4().hex
+    window = int(settings.PARLOUR_STREAM_SECONDS) + MARGIN_SECONDS
+    now = int(time.time()) // window
     taken: list[str] = []
     try:
         for limit, most in _limits(request):
-            slot = _take_one(cache, limit, most, holder, ttl)
-            if slot is None:
-                Slots(taken, holder).release()
+            current, before = f"{limit}:{now}", f"{limit}:{now - 1}"
+            cache.add(current, 0, 2 * window)
+            count = cache.incr(current)
+            taken.append(current)
+            if count + int(cache.get(before, 0)) > most:
+                Slots(taken).release()
                 whose = "from this address" if limit.startswith("open:a:") else "with this login"
                 raise TooManyOpen(
                     f"you have {most} streams or long-polls open already ({whose}):"
                     " close one (or wait for one to answer) before you open another"
                 )
-            taken.append(slot)
     except Throttled:
         raise
     except Exception as error:  # the cache backend's own (redis.ConnectionError, …)
         log.warning("capacity: the cache does not answer; stream allowed (%r)", error)
-        Slots(taken, holder).release()
+        Slots(taken).release()
         return Slots([])
-    return Slots(taken, holder)
+    return Slots(taken)
 
 
 @contextmanager
