@@ -71,14 +71,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # before bench/, whose engine.py would shadow the package
 
-from bench.faults.stack import (  # noqa: E402
-    Stack,
+from bench.faults.players import (  # noqa: E402
     choose_action,
     latency_line,
-    percentile,
     person_tables,
     run_players,
 )
+from bench.faults.stack import Stack, percentile  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
