@@ -158,8 +158,9 @@ def cmd_finished(
     }
 
 
-def cmd_play(tag: str, game: str) -> dict[str, Any]:
-    """A person (a login) and bots at one table of a one-deal tournament of ``game``."""
+def cmd_play(tag: str, game: str, begin: bool = True) -> dict[str, Any]:
+    """A person (a login) and bots at one table of a one-deal tournament of ``game``
+    (without ``begin``: registered, round 1 not begun yet; ``cmd_begin`` begins it)."""
     club = _club(f"Club {tag}")
     username = f"p{tag}".lower()
     user = _user(username)
@@ -171,16 +172,24 @@ def cmd_play(tag: str, game: str) -> dict[str, Any]:
     )
     for player in [person, *bots]:
         services.register(tournament, player)
-    begin_round(tournament)
+    if begin:
+        begin_round(tournament)
     tables = _tables(tournament)
     return {
         "tournament": tournament.pk,
         "username": username,
         "password": username,
         "player": person.pk,
-        "game": tables[0]["game"],
-        "table": tables[0]["table"],
+        "game": tables[0]["game"] if tables else None,
+        "table": tables[0]["table"] if tables else None,
     }
+
+
+def cmd_begin(tournament: int) -> dict[str, Any]:
+    """Seat and begin the tournament's next round: its games are dealt."""
+    row = Tournament.objects.get(pk=tournament)
+    begin_round(row)
+    return {"tables": _tables(row)}
 
 
 def cmd_organiser(tag: str, bots: int = 5) -> dict[str, Any]:
@@ -258,6 +267,7 @@ def main() -> None:
         "watch": cmd_watch,
         "finished": cmd_finished,
         "play": cmd_play,
+        "begin": cmd_begin,
         "organiser": cmd_organiser,
         "game": cmd_game,
         "tournament": cmd_tournament,
