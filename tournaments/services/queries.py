@@ -124,22 +124,29 @@ def recent_timeouts(tournament: Tournament, limit: int = 30) -> list[dict[str, A
     return timeouts
 
 
-def replay(game: Game, move: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A revealed game's full view after ``move`` moves (0: the deal) and all its events,
-    each with the spectator's views of the table before and after it (for the words of its
-    consequences: :func:`tournaments.play.game_story`).
+def replay(
+    game: Game, move: int, seat: int | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A revealed game's view after ``move`` moves (0: the deal) and all its events, each
+    with the views of the table before and after it (for the words of its consequences:
+    :func:`tournaments.play.game_story`).
 
-    Each event is shown whole (the game is revealed: :func:`tournaments.play.is_revealed`,
-    which the caller checks first); the view has every hand and the hidden cards.
+    Without ``seat``: every event whole (the game is revealed:
+    :func:`tournaments.play.is_revealed`, which the caller checks first), the view with
+    every hand and the hidden cards.  With ``seat``: the game as that seat saw it
+    (:func:`tournaments.play.seat_story`): its own view, each event as it was shown to it.
     """
     engine = get_game(game.kind)
     # Each event with the table before and after it, for the log's consequences.
-    events = games.game_story(game, None)
+    events = games.game_story(game, None) if seat is None else games.seat_story(game, seat)
+    # The table is folded from the whole events (shown whole: the game is revealed).
+    whole = events if seat is None else games.game_events(game, None)
     state: Any = None
-    for event in events[: move + 1]:
+    for event in whole[: move + 1]:
         state = engine.evolve(state, event["payload"])
-    view = engine.view(state, None)
-    view["hidden"] = engine.hidden(state)
+    view = engine.view(state, seat)
+    if seat is None:
+        view["hidden"] = engine.hidden(state)
     view["players"] = list(game.players)
     return view, events
 
