@@ -158,6 +158,41 @@ def cmd_finished(
     }
 
 
+def cmd_rounds(tag: str, game: str = "bhabhi", players: int = 6, rounds: int = 5) -> dict[str, Any]:
+    """A tournament of bots at tables of 3 played to its end over ``rounds`` rounds, dealt
+    again (a new tournament) until two players are tied after some round: the ties, as
+    (round, points, player names)."""
+    from tournaments.services.queries import standings_rows
+
+    club = _club(f"Club {tag}")
+    bots = _bots(club, tag, players)
+    ties: list[Any] = []
+    for attempt in range(5):
+        tournament = services.create_tournament(
+            club,
+            f"Rounds {tag}{f' {attempt}' if attempt else ''}",
+            game,
+            rounds,
+            series=ONE_DEAL[game],
+            table_max=3,
+        )
+        for bot in bots:
+            services.register(tournament, bot)
+        for _ in range(rounds):
+            begin_round(tournament)
+            run_all_bots(tournament)
+        _, finished, rows = standings_rows(tournament)
+        ties = []
+        for i, number in enumerate(finished, start=1):
+            totals: dict[float, list[str]] = {}
+            for row in rows:
+                totals.setdefault(row.cumulative[i], []).append(row.player.name)
+            ties += [[number, value, names] for value, names in totals.items() if len(names) > 1]
+        if ties:
+            break
+    return {"tournament": tournament.pk, "players": [b.name for b in bots], "ties": ties}
+
+
 def cmd_play(tag: str, game: str, begin: bool = True) -> dict[str, Any]:
     """A person (a login) and bots at one table of a one-deal tournament of ``game``
     (without ``begin``: registered, round 1 not begun yet; ``cmd_begin`` begins it)."""
@@ -268,6 +303,7 @@ def main() -> None:
         "finished": cmd_finished,
         "play": cmd_play,
         "begin": cmd_begin,
+        "rounds": cmd_rounds,
         "organiser": cmd_organiser,
         "game": cmd_game,
         "tournament": cmd_tournament,
