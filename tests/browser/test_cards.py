@@ -1,12 +1,12 @@
-"""Cards readable at every size on a phone (390 px): the discard pile's ranks whole, Give &
-Take's duet cards as big as the table's other small cards."""
+"""Cards readable at every size on a phone (the ``phone`` tab: 390 px) and a desktop: the
+discard pile's ranks whole, Give & Take's duet cards as big as the table's other small cards."""
 
 from __future__ import annotations
 
 import uuid
 from typing import Any
 
-from tests.browser.conftest import DESKTOP, PHONE, Harness, shot
+from tests.browser.conftest import Harness, shot
 
 #: Each card's rank and suit inside its card, and their text not wider than the box.
 CLIPPED = """sel => [...document.querySelectorAll(sel)].filter(card => {
@@ -24,6 +24,15 @@ SIZES = """sel => [...document.querySelectorAll(sel)].map(card => {
 })"""
 
 
+def _finished(harness: Harness, game: str, *, players: int, least: int) -> dict[str, Any]:
+    """A finished game of ``game`` with at least ``least`` moves (a bot tournament's)."""
+    tag = uuid.uuid4().hex[:6]
+    found: dict[str, Any] = harness("finished", tag=tag, game=game, players=players, least=least)[
+        "games"
+    ][-1]
+    return found
+
+
 def _last_move_with(tab: Any, game: dict[str, Any], selector: str) -> None:
     """Open the replay at the last move whose board shows ``selector``."""
     for move in range(game["moves"], -1, -1):
@@ -36,8 +45,7 @@ def _last_move_with(tab: Any, game: dict[str, Any], selector: str) -> None:
 def test_the_discard_pile_s_ranks_are_whole_on_a_phone(
     page: Any, phone: Any, harness: Harness
 ) -> None:
-    tag = uuid.uuid4().hex[:6]
-    game = harness("finished", tag=tag, game="bhabhi", players=4, least=30)["games"][-1]
+    game = _finished(harness, "bhabhi", players=4, least=30)
     for tab, name in ((phone, "cards-discard-phone"), (page, "cards-discard")):
         _last_move_with(tab, game, "#replay-board .discard .card:not(.back)")
         assert tab.evaluate(CLIPPED, "#replay-board .discard .card:not(.back)") == []
@@ -51,8 +59,7 @@ def test_the_discard_pile_s_ranks_are_whole_on_a_phone(
 def test_give_and_take_s_duet_cards_are_not_tiny_on_a_phone(
     page: Any, phone: Any, harness: Harness
 ) -> None:
-    tag = uuid.uuid4().hex[:6]
-    game = harness("finished", tag=tag, game="give_and_take", players=3, least=6)["games"][-1]
+    game = _finished(harness, "give_and_take", players=3, least=6)
     for tab, name in ((phone, "cards-duets-phone"), (page, "cards-duets")):
         _last_move_with(tab, game, "#replay-board table.duets .card")
         duets = tab.evaluate(SIZES, "#replay-board table.duets .card")
@@ -65,5 +72,3 @@ def test_give_and_take_s_duet_cards_are_not_tiny_on_a_phone(
         assert tab.evaluate("() => document.documentElement.scrollWidth - innerWidth") <= 0
         tab.locator("#replay-board table.duets").scroll_into_view_if_needed()
         shot(tab, name)
-    page.set_viewport_size(DESKTOP)
-    assert PHONE["width"] == 390
