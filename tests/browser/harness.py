@@ -193,17 +193,26 @@ def cmd_rounds(tag: str, game: str = "bhabhi", players: int = 6, rounds: int = 5
     return {"tournament": tournament.pk, "players": [b.name for b in bots], "ties": ties}
 
 
-def cmd_play(tag: str, game: str, begin: bool = True) -> dict[str, Any]:
-    """A person (a login) and bots at one table of a one-deal tournament of ``game``
-    (without ``begin``: registered, round 1 not begun yet; ``cmd_begin`` begins it)."""
+def cmd_play(
+    tag: str, game: str, begin: bool = True, name: str = "", title: str = ""
+) -> dict[str, Any]:
+    """A person (a login; ``name``, or Person <tag>) and bots at one table of a one-deal
+    tournament of ``game`` (``title``, or Play <tag>); without ``begin``: registered, round 1
+    not begun yet (``cmd_begin`` begins it)."""
     club = _club(f"Club {tag}")
     username = f"p{tag}".lower()
     user = _user(username)
-    person = services.add_player(club, f"Person {tag}", user=user)
+    person = services.add_player(club, name or f"Person {tag}", user=user)
     seats = PLAY_SEATS[game]
     bots = _bots(club, tag, seats - 1)
     tournament = services.create_tournament(
-        club, f"Play {tag}", game, 1, series=ONE_DEAL[game], table_max=seats, turn_seconds=600
+        club,
+        title or f"Play {tag}",
+        game,
+        1,
+        series=ONE_DEAL[game],
+        table_max=seats,
+        turn_seconds=600,
     )
     for player in [person, *bots]:
         services.register(tournament, player)
