@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from tournaments.templatetags.cards import card_html
 
@@ -85,7 +85,7 @@ def small_card(code: object) -> SafeString:
 
 def drawn_card(code: object) -> SafeString:
     """``: 7♥`` after a draw's words when the viewer may see the card drawn, else nothing."""
-    return format_html(": {}", small_card(code)) if code else format_html("")
+    return format_html(": {}", small_card(code)) if code else mark_safe("")
 
 
 # -- games of hands emptied to go out, one loser left holding cards (Old Maid, Bhabhi) ------
