@@ -77,6 +77,8 @@
 
     function stop() {
       if (timer) { clearInterval(timer); timer = null; }
+      // A step of the autoplay still being fetched must not move the board after the pause.
+      wanted = current;
       play.textContent = "▶ Play";
       play.setAttribute("aria-pressed", "false");
     }
