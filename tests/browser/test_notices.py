@@ -54,5 +54,22 @@ def test_a_player_s_notice_arrives_while_they_are_on_another_page(
     assert tab.url.endswith(f"/games/{game}/play")
     tab.wait_for_function("() => document.getElementById('notices').dataset.notices !== undefined")
     assert tab.locator(f"#notices [data-notice^='{game}:']").count() == 0
+    # Elsewhere again (their own page): its start is told no more, but once the bots have
+    # played up to the player, the game waiting for their move is.
+    tab.goto("/me/")
+    turn = tab.locator(f"#notices [data-notice^='{game}:turn:']")
+    turn.wait_for(state="visible", timeout=30_000)
+    assert "Your move" in turn.inner_text()
+    assert tab.locator(f"#notices [data-notice='{game}:start']").count() == 0
+    shot(tab, "notice-your-move")
+    # Closed, it stays closed on the next polls.
+    polls = int(tab.get_attribute("#notices", "data-polls") or "0")
+    turn.locator("button").click()
+    # The answers after the click (data-polls counts them; two, so that one surely came
+    # after it) must not bring it back.
+    tab.wait_for_function(
+        "n => +document.getElementById('notices').dataset.polls > n + 1", arg=polls, timeout=30_000
+    )
+    assert tab.locator(f"#notices [data-notice^='{game}:turn:']").count() == 0
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"

@@ -116,7 +116,7 @@
         return response.json();
       })
       .then(function (answer) {
-        if (answer) { self.show(answer.games || []); }
+        if (answer) { self.show(answer.games || []); count(self.root, "data-polls"); }
         setTimeout(function () { self.poll(); }, self.interval);
       })
       .catch(function (error) {
