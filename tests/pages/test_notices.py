@@ -38,6 +38,7 @@ def test_notices_are_for_the_logged_in_player_only(
     make_person_game("old_maid")
     stranger = world.client().get("/me/notices")
     assert stranger.status_code == 401 and stranger.json()["games"] == []
+    assert world.client(world.person).post("/me/notices").status_code == 405
     # The organiser sits at no table: nothing to tell them.
     assert world.client(world.organiser).get("/me/notices").json()["games"] == []
 

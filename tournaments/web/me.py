@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from tournaments import services
 from tournaments.models import ClientSeed, Player, Table, TableSeat
@@ -49,6 +49,7 @@ def my_games(request: HttpRequest) -> HttpResponse:
     )
 
 
+@require_GET
 def my_notices(request: HttpRequest) -> HttpResponse:
     """The notices of every page (``static/parlour/notices.js`` polls it): the logged-in
     person's running games, each with whether it waits for them and its play page.
