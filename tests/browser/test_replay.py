@@ -94,10 +94,13 @@ def test_a_replay_follows_one_seat_s_point_of_view_from_the_selector(
     page.click("[data-point-of-view] button[type=submit]")
     page.wait_for_selector("[data-seat-view]")
     assert "seat=2" in page.url
-    # The deal as seat 2 saw it: its own 17 or 18 cards face up, the others' face down.
+    # The deal as seat 2 saw it: its own 17 or 18 cards face up, the others' face down
+    # (beside the seats, the note names the card the leader must lead: A♠, in sight).
     assert page.locator("#replay-board .seat.me").get_attribute("data-seat") == "1"
-    faces = page.locator("#replay-board .card:not(.back):not(.slot)")
+    faces = page.locator("#replay-board .seat .card:not(.back):not(.slot)")
     assert faces.count() in (17, 18)
+    others = page.locator("#replay-board .card:not(.back):not(.slot):not(.seat .card)")
+    assert others.count() == 0 or others.first.get_attribute("aria-label") == "ace of spades"
     assert page.locator("#replay-board .seat.me .card:not(.back)").count() == faces.count()
     assert page.locator("#replay-board .seat:not(.me) .card:not(.back):not(.slot)").count() == 0
     # Steps keep the point of view, in the address and in what they fetch.
