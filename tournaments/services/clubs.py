@@ -283,3 +283,19 @@ def add_organiser(club: Club, user: User, *, by: User | None = None) -> User:
             )
         club.organisers.add(user)
     return user
+
+
+def remove_organiser(club: Club, user: User, *, by: User | None = None) -> User:
+    """``user`` no longer organises ``club``; the club keeps at least one organiser."""
+    with transaction.atomic():
+        locked = Club.objects.select_for_update().get(pk=club.pk)
+        organisers = set(locked.organisers.values_list("pk", flat=True))
+        if user.pk not in organisers:
+            raise ServiceError(f"{user.get_username()} does not organise {club}", "user")
+        if organisers == {user.pk}:
+            raise ServiceError(
+                f"{user.get_username()} is the only organiser of {club}: add another first",
+                "user",
+            )
+        locked.organisers.remove(user)
+    return user
