@@ -13,6 +13,7 @@ from django.utils.text import slugify
 
 from engine.bots import bot_levels
 from engine.registry import all_games
+from tournaments import sql
 from tournaments.models import Club, LoginLinkChange, Player
 from tournaments.services.base import ServiceError
 
@@ -26,6 +27,7 @@ def create_club(name: str, *, slug: str | None = None, organisers: Iterable[User
     if not slug:
         raise ServiceError(f"cannot make a slug of {name!r}: give one with letters", "slug")
     with transaction.atomic():
+        sql.lock_club_creation()  # after a first run deciding the install was empty
         if Club.objects.filter(slug=slug).exists():
             raise ServiceError(f"a club with the slug {slug!r} exists already", "slug")
         club = Club.objects.create(name=name, slug=slug)
@@ -199,10 +201,12 @@ def first_run(name: str, username: str, password: str, *, email: str = "") -> tu
     """The first-run page: the install's first club and its first organiser login.
 
     Refused once the install has a club, a superuser or an organiser (they set up the rest).
-    Two first runs at the very same moment are not serialised (there is no row to lock
-    yet): both would make a club, each with its own organiser, which the admin can tidy.
+    Serialised with every other creation of a club (:func:`tournaments.sql.lock_club_creation`):
+    of two first runs at once, or a first run and ``manage.py create_club``, the one that
+    comes second sees the club of the first and, if it is a first run, is refused.
     """
     with transaction.atomic():
+        sql.lock_club_creation()
         if not needs_first_run():
             raise ServiceError(
                 "this install is set up already: log in, or ask an organiser for a login"
