@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
+from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.text import slugify
@@ -176,6 +177,15 @@ def _new_login(username: str, password: str, email: str = "") -> User:
     username = (username or "").strip()
     if not username:
         raise ServiceError("a login needs a user name", "username")
+    try:
+        UnicodeUsernameValidator()(username)
+    except ValidationError:
+        raise ServiceError(
+            f"{username!r} cannot be a user name: use letters, digits and @ . + - _ only",
+            "username",
+        ) from None
+    if len(username) > 150:
+        raise ServiceError("a user name has at most 150 characters", "username")
     if User.objects.filter(username__iexact=username).exists():
         raise ServiceError(f"the user name {username!r} is taken: choose another", "username")
     _check_password(password, User(username=username, email=email))
