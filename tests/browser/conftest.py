@@ -252,6 +252,18 @@ class Harness:
         self.errors.close()
 
 
+@pytest.fixture(scope="module")
+def empty_evening() -> Iterator[tuple[str, Harness]]:
+    """A server on an empty database of its own, with a helper process on the same database
+    (to play the bots' seats, people's forced moves and the clock): one whole evening."""
+    with _fresh_env() as env, _serving(env) as base:
+        helper = Harness(env)
+        try:
+            yield base, helper
+        finally:
+            helper.close()
+
+
 @pytest.fixture(scope="session")
 def harness(app_env: dict[str, str]) -> Iterator[Harness]:
     helper = Harness(app_env)
