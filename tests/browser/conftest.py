@@ -2,7 +2,7 @@
 
 The app runs as it does under ``make run``: ``manage.py runserver`` in a
 subprocess, on a database of its own (a SQLite file in a temporary folder, or,
-when the tests run on PostgreSQL, a fresh PostgreSQL database ``parlour_browser_<pid>``
+when the tests run on PostgreSQL, a fresh PostgreSQL database ``parlour_browser_<pid>_<n>``
 dropped at the end).  The bots' seats are played by the helper process
 ``tests/browser/harness.py`` (a loop over :func:`tournaments.workers.autoplay.play_bot_move`,
 what the Celery worker does in production), which also sets up each test's scenario.
@@ -16,6 +16,7 @@ where that is a failure.  Playwright's own browser download is never used.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import shutil
@@ -89,6 +90,11 @@ def _postgres_url() -> str | None:
     return url if url.startswith(("postgres://", "postgresql://")) else None
 
 
+#: Numbers the databases of one test process: the session's server and each module's
+#: empty server live at the same time, each on a database of its own.
+_DATABASES = itertools.count(1)
+
+
 @contextlib.contextmanager
 def _fresh_env() -> Iterator[dict[str, str]]:
     """An environment for a server and a helper: a new, migrated database and var folder."""
@@ -117,7 +123,7 @@ def _fresh_env() -> Iterator[dict[str, str]]:
     if server is not None:
         import psycopg
 
-        database = f"parlour_browser_{os.getpid()}"
+        database = f"parlour_browser_{os.getpid()}_{next(_DATABASES)}"
         parts = urlparse(server)
         admin = urlunparse(parts._replace(path="/postgres"))
         with psycopg.connect(admin, autocommit=True) as conn:
