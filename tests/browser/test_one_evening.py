@@ -226,9 +226,11 @@ def test_one_club_night_from_an_empty_install_to_the_podium(
     assert harness("tournament", tournament=tournament)["status"] == "finished"
 
     # -- the end of the night: the podium, the CSV, a desk without live controls -----------
-    ann.goto(page)
+    # Ann's page, open since round 1, turns to the podium and "finished" by itself.
+    ann.wait_for_selector("#tournament-facts .badge.finished")
     ann.wait_for_selector("#podium")
     assert ann.locator("#tournament-facts .badge").inner_text() == "finished"
+    assert "running" not in ann.inner_text("#tournament-facts")
     standings = ann.locator("#standings tr", has_text="Cy")
     assert standings.locator(".forfeit").count() == 1
     assert standings.locator("text=dropped").count() == 1
