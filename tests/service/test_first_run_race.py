@@ -3,16 +3,13 @@ real PostgreSQL — and ``create_club`` racing with it — make one first club a
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 
-from tests.service.test_race_postgres import ROOT, finish, worker_env
+from tests.service.test_race_postgres import finish, start, start_together, worker_env
 from tournaments.models import Club
 
 pytestmark = [
@@ -46,24 +43,7 @@ except services.ServiceError as error:
 
 
 def _race(commands: list[dict[str, Any]], env: dict[str, str]) -> list[dict[str, Any]]:
-    racers = [
-        subprocess.Popen(
-            [sys.executable, "-c", RACER, json.dumps(command)],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for command in commands
-    ]
-    for racer in racers:
-        assert racer.stdout is not None and racer.stdout.readline().strip() == "ready"
-    for racer in racers:  # the start signal, as close together as a parent can give it
-        assert racer.stdin is not None
-        racer.stdin.write("go\n")
-        racer.stdin.flush()
+    racers = start_together([start(command, env, RACER) for command in commands])
     return [finish(r) | {"do": c["do"]} for r, c in zip(racers, commands, strict=True)]
 
 

@@ -72,6 +72,19 @@ class PlayerCreateSerializer(serializers.Serializer[Any]):
     )
 
 
+def _new_password(help_text: str) -> serializers.CharField:
+    """A new login's password, optional, taken as typed (no trimming), never answered."""
+    return serializers.CharField(
+        max_length=128,
+        required=False,
+        default="",
+        allow_blank=True,
+        trim_whitespace=False,
+        write_only=True,
+        help_text=help_text,
+    )
+
+
 class ClubCreateSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=120)
     organiser = serializers.CharField(
@@ -79,29 +92,13 @@ class ClubCreateSerializer(serializers.Serializer[Any]):
         help_text="The user name of its first organiser: an existing login, or a new one"
         " made with `password`.",
     )
-    password = serializers.CharField(
-        max_length=128,
-        required=False,
-        default="",
-        allow_blank=True,
-        trim_whitespace=False,
-        write_only=True,
-        help_text="The new login's password (not used for an existing login).",
-    )
+    password = _new_password("The new login's password (not used for an existing login).")
 
 
 class LoginPlayerCreateSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=80, help_text="The player's name in the club.")
     username = serializers.CharField(max_length=150, help_text="The new login's user name.")
-    password = serializers.CharField(
-        max_length=128,
-        required=False,
-        default="",
-        allow_blank=True,
-        trim_whitespace=False,
-        write_only=True,
-        help_text="Empty or left out: one is made up and answered once, to hand out.",
-    )
+    password = _new_password("Empty or left out: one is made up and answered once, to hand out.")
 
 
 class LoginPlayerSerializer(PlayerSerializer):
