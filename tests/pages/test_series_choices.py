@@ -10,6 +10,7 @@ from django.utils.html import escape
 
 from engine.registry import all_games
 from tests.factories import PageWorld
+from tournaments import services
 from tournaments.forms import TournamentForm, games_of_series
 from tournaments.models import Club, Tournament
 from tournaments.services.tournaments import SERIES_KIND_WORDS, series_kinds
@@ -97,3 +98,13 @@ def test_the_defaults_the_form_states_are_the_ones_the_other_pages_state(
     said = series_text(bhabhi.default_series.to_json())
     assert said == f"{bhabhi.default_series.target} deals, fewest losses"
     assert said in home
+
+
+def test_the_edit_form_keeps_the_tournaments_own_first_turn_grace(world: PageWorld) -> None:
+    made = services.create_tournament(
+        world.club, "No grace", "bhabhi", 1, first_turn_grace=0, turn_seconds=30
+    )
+    org = world.client(world.organiser)
+    page = org.get(f"/tournaments/{made.pk}/edit").content.decode()
+    assert re.search(r'name="first_turn_grace"[^>]*value="0"', page)
+    assert re.search(r'<option value="losses" selected data-games="[^"]*bhabhi', page)

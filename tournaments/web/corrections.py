@@ -294,6 +294,7 @@ def _initial(tournament: Tournament) -> dict[str, Any]:
         "timeouts_to_bot": tournament.timeouts_to_bot,
         "duplicate_deals": tournament.duplicate_deals,
         "timeout_forfeits": tournament.timeout_forfeits,
+        "first_turn_grace": tournament.first_turn_grace,
     }
 
 
