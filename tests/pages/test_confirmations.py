@@ -11,7 +11,7 @@ from django.utils.html import escape
 
 from tests.factories import PageWorld
 from tournaments import services
-from tournaments.models import Registration, Round, TableSeat, Tournament
+from tournaments.models import Registration, Round, Table, TableSeat, Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -115,6 +115,15 @@ def test_giving_a_seat_back_asks_first(world: PageWorld) -> None:
     assert escape("Ann's seat is theirs again.") in done.content.decode()
     row.refresh_from_db()
     assert not row.autoplay
+    again = org.get(url, follow=True).content.decode()  # nothing left to give back
+    assert escape("Ann plays their own seat: no bot has it") in again
+    row.autoplay = True
+    row.save()
+    Table.objects.filter(pk=row.table_id).update(status=Table.Status.FINISHED)
+    over = org.post(url.split("?")[0], {"table_seat": row.pk}, follow=True).content.decode()
+    assert "has finished: there is no seat to give back" in over
+    row.refresh_from_db()
+    assert row.autoplay
 
 
 def test_a_players_own_withdrawal_asks_first(world: PageWorld) -> None:

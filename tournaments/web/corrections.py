@@ -21,7 +21,7 @@ from django.urls import reverse
 
 from tournaments import services
 from tournaments.forms import ReseatForm, TournamentForm
-from tournaments.models import Player, Round, TableSeat, Tournament
+from tournaments.models import Player, Round, Table, TableSeat, Tournament
 from tournaments.services import queries
 from tournaments.services.access import organised_clubs
 from tournaments.web.common import game_defaults
@@ -214,8 +214,22 @@ def _table_seat(t: Tournament, data: Any) -> TableSeat:
     return row
 
 
-def _take_back_question(t: Tournament, data: Any) -> str:
+def _handed_seat(t: Tournament, data: Any) -> TableSeat:
+    """The posted seat, which a bot plays at a table still in play (else nothing to give)."""
     row = _table_seat(t, data)
+    if row.table.status == Table.Status.FINISHED:
+        raise services.ServiceError(
+            f"table {row.table.number} has finished: there is no seat to give back", "table_seat"
+        )
+    if not row.autoplay:
+        raise services.ServiceError(
+            f"{row.player.name} plays their own seat: no bot has it", "table_seat"
+        )
+    return row
+
+
+def _take_back_question(t: Tournament, data: Any) -> str:
+    row = _handed_seat(t, data)
     return (
         f"Give {row.player.name}'s seat at table {row.table.number} back? The bot stops playing"
         f" it: from the next turn {row.player.name} plays it, on the clock."
@@ -223,7 +237,7 @@ def _take_back_question(t: Tournament, data: Any) -> str:
 
 
 def _take_back(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
-    row = _table_seat(t, data)
+    row = _handed_seat(t, data)
     clock.take_back_seat(row, request.user)
     return f"{row.player.name}'s seat is theirs again.", _desk(t)
 
@@ -261,6 +275,9 @@ def tournament_confirm(request: HttpRequest, tournament_id: int, action: str) ->
         question = chosen.question(tournament, data)
     except services.ServiceError as error:
         messages.error(request, error.message)
+        return redirect("tournament-manage", tournament_id=tournament.pk)
+    except PermissionDenied as error:  # a use case's own refusal (the clock's seats)
+        messages.error(request, str(error))
         return redirect("tournament-manage", tournament_id=tournament.pk)
     return render(
         request,
