@@ -136,6 +136,8 @@ def test_a_players_own_withdrawal_asks_first(world: PageWorld) -> None:
     assert ann.get(f"/tournaments/{tournament.pk}/me/register").status_code == 405
     ann.post(url)
     assert not Registration.objects.filter(tournament=tournament, player=world.player).exists()
+    gone = ann.get(url, follow=True).content.decode()  # nothing left to ask about
+    assert "You are not registered in Club Night." in gone and 'id="confirm-form"' not in gone
 
 
 def test_renewing_or_turning_off_the_sign_up_link_asks_first(world: PageWorld) -> None:

@@ -113,6 +113,12 @@ def tournament_my_entry(request: HttpRequest, tournament_id: int, action: str) -
         )
         return redirect("tournament", tournament_id=tournament.pk)
     if request.method == "GET":
+        entered = Registration.objects.filter(
+            tournament=tournament, player=me, dropped_after__isnull=True
+        ).exists()
+        if not entered:
+            messages.error(request, f"You are not registered in {tournament.name}.")
+            return redirect("tournament", tournament_id=tournament.pk)
         return render(
             request,
             "organise/confirm.html",
