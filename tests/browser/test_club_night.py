@@ -21,6 +21,7 @@ import pytest
 from tests.browser.conftest import (
     DESKTOP,
     PHONE,
+    SCREENSHOTS,
     Harness,
     first_run,
     login,
@@ -217,6 +218,16 @@ def test_one_club_night_from_an_empty_install_to_the_podium(
     assert {r[1] for r in rows[1:]} == {"Ann", "Bo", "Cy", "Robot"}
     cy_csv = next(r for r in rows if r[1] == "Cy")
     assert cy_csv[rows[0].index("forfeited_rounds")] == "1"
+    # The seating prints one round a page, without the site's header, forms or buttons.
+    ann.emulate_media(media="print")
+    breaks = ann.eval_on_selector_all(
+        "article.round", "rounds => rounds.map(r => getComputedStyle(r).breakAfter)"
+    )
+    assert breaks == ["page", "page", "auto"]
+    assert ann.locator("header.site").is_hidden() and ann.locator("form").first.is_hidden()
+    printed = ann.pdf(path=str(SCREENSHOTS / "evening-printed.pdf"))
+    assert printed.count(b"/Type /Page") - printed.count(b"/Type /Pages") >= len(breaks)
+    ann.emulate_media(media="screen")
     olga.goto(desk)
     assert olga.locator("text=Check everyone in for round").count() == 0
     assert olga.locator("text=Give the seat back").count() == 0
