@@ -39,6 +39,7 @@ urlpatterns = [
         name="club-signup-link",
     ),
     path("me/", me.my_games, name="my-games"),
+    path("me/notices", me.my_notices, name="my-notices"),
     path("me/client-seed", me.my_client_seed, name="my-client-seed"),
     path("me/preferences", me.my_preferences, name="my-preferences"),
     path("tournaments/new", desk.tournament_create, name="tournament-create"),

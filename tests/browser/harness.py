@@ -175,29 +175,82 @@ def cmd_finished(
     }
 
 
-def cmd_play(tag: str, game: str) -> dict[str, Any]:
-    """A person (a login) and bots at one table of a one-deal tournament of ``game``."""
+def cmd_rounds(tag: str, game: str = "bhabhi", players: int = 6, rounds: int = 5) -> dict[str, Any]:
+    """A tournament of bots at tables of 3 played to its end over ``rounds`` rounds, dealt
+    again (a new tournament) until two players are tied after some round: the ties, as
+    (round, points, player names)."""
+    from tournaments.services.queries import standings_rows
+
+    club = _club(f"Club {tag}")
+    bots = _bots(club, tag, players)
+    ties: list[Any] = []
+    for attempt in range(5):
+        tournament = services.create_tournament(
+            club,
+            f"Rounds {tag}{f' {attempt}' if attempt else ''}",
+            game,
+            rounds,
+            series=ONE_DEAL[game],
+            table_max=3,
+        )
+        for bot in bots:
+            services.register(tournament, bot)
+        for _ in range(rounds):
+            begin_round(tournament)
+            run_all_bots(tournament)
+        _, finished, rows = standings_rows(tournament)
+        ties = []
+        for i, number in enumerate(finished, start=1):
+            totals: dict[float, list[str]] = {}
+            for row in rows:
+                totals.setdefault(row.cumulative[i], []).append(row.player.name)
+            ties += [[number, value, names] for value, names in totals.items() if len(names) > 1]
+        if ties:
+            break
+    return {"tournament": tournament.pk, "players": [b.name for b in bots], "ties": ties}
+
+
+def cmd_play(
+    tag: str, game: str, begin: bool = True, name: str = "", title: str = ""
+) -> dict[str, Any]:
+    """A person (a login; ``name``, or Person <tag>) and bots at one table of a one-deal
+    tournament of ``game`` (``title``, or Play <tag>); without ``begin``: registered, round 1
+    not begun yet (``cmd_begin`` begins it)."""
     club = _club(f"Club {tag}")
     username = f"p{tag}".lower()
     user = _user(username)
-    person = services.add_player(club, f"Person {tag}", user=user)
+    person = services.add_player(club, name or f"Person {tag}", user=user)
     seats = PLAY_SEATS[game]
     bots = _bots(club, tag, seats - 1)
     tournament = services.create_tournament(
-        club, f"Play {tag}", game, 1, series=ONE_DEAL[game], table_max=seats, turn_seconds=600
+        club,
+        title or f"Play {tag}",
+        game,
+        1,
+        series=ONE_DEAL[game],
+        table_max=seats,
+        turn_seconds=600,
     )
     for player in [person, *bots]:
         services.register(tournament, player)
-    begin_round(tournament)
+    if begin:
+        begin_round(tournament)
     tables = _tables(tournament)
     return {
         "tournament": tournament.pk,
         "username": username,
         "password": username,
         "player": person.pk,
-        "game": tables[0]["game"],
-        "table": tables[0]["table"],
+        "game": tables[0]["game"] if tables else None,
+        "table": tables[0]["table"] if tables else None,
     }
+
+
+def cmd_begin(tournament: int) -> dict[str, Any]:
+    """Seat and begin the tournament's next round: its games are dealt."""
+    row = Tournament.objects.get(pk=tournament)
+    begin_round(row)
+    return {"tables": _tables(row)}
 
 
 def cmd_organiser(tag: str, bots: int = 5) -> dict[str, Any]:
@@ -288,6 +341,8 @@ def main() -> None:
         "watch": cmd_watch,
         "finished": cmd_finished,
         "play": cmd_play,
+        "begin": cmd_begin,
+        "rounds": cmd_rounds,
         "organiser": cmd_organiser,
         "game": cmd_game,
         "tournament": cmd_tournament,

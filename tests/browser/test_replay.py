@@ -80,3 +80,40 @@ def test_a_finished_game_replays_move_by_move_with_every_card_shown(
 
     phone.goto(f"/games/{game['id']}/replay?move=12")
     shot(phone, "replay-phone")
+
+
+def test_a_replay_follows_one_seat_s_point_of_view_from_the_selector(
+    page: Any, phone: Any, harness: Harness
+) -> None:
+    tag = uuid.uuid4().hex[:6]
+    setup = harness("finished", tag=tag, game="bhabhi", players=3, least=14)
+    game = setup["games"][-1]
+    page.goto(f"/games/{game['id']}/replay?move=0")
+    page.wait_for_selector("[data-replay][data-ready=true]")
+    page.select_option("#replay-seat", "2")
+    page.click("[data-point-of-view] button[type=submit]")
+    page.wait_for_selector("[data-seat-view]")
+    assert "seat=2" in page.url
+    # The deal as seat 2 saw it: its own 17 or 18 cards face up, the others' face down.
+    assert page.locator("#replay-board .seat.me").get_attribute("data-seat") == "1"
+    faces = page.locator("#replay-board .card:not(.back):not(.slot)")
+    assert faces.count() in (17, 18)
+    assert page.locator("#replay-board .seat.me .card:not(.back)").count() == faces.count()
+    assert page.locator("#replay-board .seat:not(.me) .card:not(.back):not(.slot)").count() == 0
+    # Steps keep the point of view, in the address and in what they fetch.
+    page.click("[data-step=next]")
+    _wait_move(page, 1)
+    assert "seat=2&move=1" in page.url
+    page.click("#move-5 a")
+    _wait_move(page, 5)
+    assert page.locator("#replay-board .seat.me").count() == 1
+    assert page.input_value("[data-point-of-view] [name=move]") == "5"
+    shot(page, "replay-seat-view")
+    # Back to every card, at the same move.
+    page.select_option("#replay-seat", "all")
+    page.click("[data-point-of-view] button[type=submit]")
+    page.wait_for_selector("[data-replay][data-ready=true]")
+    assert page.locator("[data-seat-view]").count() == 0
+    assert "Move 5 of" in page.inner_text("#replay-board .current")
+    phone.goto(f"/games/{game['id']}/replay?seat=2&move=5")
+    shot(phone, "replay-seat-view-phone")

@@ -85,3 +85,33 @@ def test_a_double_tap_on_the_play_page_makes_one_move_and_loses_nothing(
     phone.wait_for_selector("#play")
     assert phone.evaluate(WIDER) <= 0
     shot(phone, "story-play-bhabhi-phone")
+
+
+def test_the_longest_names_widen_no_page_and_show_whole_on_hover(
+    page: Any, phone: Any, harness: Harness
+) -> None:
+    tag = uuid.uuid4().hex[:6]
+    # The longest a player's name (80) and a tournament's (120) may be, without a space.
+    name = ("Maximiliana" * 8)[:74] + tag
+    title = ("Championship" * 10)[:114] + tag
+    setup = harness("play", tag=tag, game="bhabhi", name=name, title=title)
+    game, table, tournament = setup["game"], setup["table"], setup["tournament"]
+    paths = [
+        "/me/",
+        f"/tournaments/{tournament}/",
+        f"/tables/{table}/",
+        f"/games/{game}/",
+        f"/games/{game}/play",
+        f"/players/{setup['player']}/",
+    ]
+    for tab, size in ((page, "desktop"), (phone, "phone")):
+        login(tab, setup["username"], setup["password"])
+        for path in paths:
+            tab.goto(path)
+            tab.wait_for_load_state("load")
+            assert tab.evaluate(WIDER) <= 0, (size, path, tab.evaluate(WIDER))
+        # A seat cuts the name with an ellipsis; its title holds it whole.
+        tab.goto(f"/games/{game}/play")
+        tab.wait_for_selector("#play .seat.me")
+        assert tab.get_attribute("#play .seat.me .long-name", "title") == name
+        shot(tab, f"story-long-name-{size}")

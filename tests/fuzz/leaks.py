@@ -187,8 +187,9 @@ class Secrets:
         #: (drawer, seat drawn from, card) of every Old Maid draw and Bhabhi blind draw.
         self.drawn: list[tuple[int, int | None, str]] = []
 
-    def update(self) -> dict[int | None, Secret]:
-        """Fold the stream's new events; each viewer's secrets now (``None``: a spectator).
+    def update(self, until: int | None = None) -> dict[int | None, Secret]:
+        """Fold the stream's new events (up to the sequence ``until``, if given); each viewer's
+        secrets then (``None``: a spectator).
 
         After each event, a viewer knows what its engine view shows that is not
         hidden from it; and a card a move names becomes known to everyone when the
@@ -201,6 +202,8 @@ class Secrets:
         engine = get_game(game.kind)
         viewers: list[int | None] = [*range(game.seats), None]
         for event in read_stream(game.stream, from_sequence=self.sequence + 1):
+            if until is not None and event.sequence > until:
+                break
             payload = event.payload
             action = payload.get("action") or {}
             mover = f"seat:{payload.get('seat')}"

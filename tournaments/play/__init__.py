@@ -60,6 +60,7 @@ from tournaments.play.views import (
     game_story,
     game_view,
     is_revealed,
+    seat_story,
     shown_event,
     stored_payload_as_spectator,
 )
@@ -90,6 +91,7 @@ __all__ = [
     "is_revealed",
     "load_state",
     "rebuild_projections",
+    "seat_story",
     "shown_event",
     "stored_payload_as_spectator",
     "stream_name",

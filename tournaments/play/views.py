@@ -126,9 +126,27 @@ def game_story(game: Game | int, viewer: Viewer, *, from_sequence: int = 1) -> l
     ]
 
 
+def seat_story(game: Game | int, seat: int) -> list[dict[str, Any]]:
+    """The whole game as ``seat`` saw it while it was played, for a replay from that seat's
+    point of view: the events of :func:`game_story` for ``seat``, each redacted by the
+    game's own rule (:func:`shown_event`) with the state it made -- what the seat knew at
+    that move -- even once the game is revealed.  Nothing in it shows what the seat could
+    not see then (tests/fuzz/test_seat_replay_leaks.py searches every byte)."""
+    game = _game(game)
+    if _seat_of(seat, game.seats) is None:
+        raise ValueError(f"a seat is 0..{game.seats - 1}, not {seat!r}")
+    return [
+        shown | {"before": before, "after": after}
+        for shown, before, after in _shown_events(game, seat, 1, views=True, as_then=True)
+    ]
+
+
 def _shown_events(
-    game: Game | int, viewer: Viewer, from_sequence: int, *, views: bool
+    game: Game | int, viewer: Viewer, from_sequence: int, *, views: bool, as_then: bool = False
 ) -> list[tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]]:
+    """Each event from ``from_sequence`` as ``viewer`` may see it, with (``views``) the
+    viewer's engine views before and after it.  ``as_then``: as the viewer saw it when it
+    was made (redacted with the state it made, whether or not the game is revealed)."""
     game = _game(game)
     seat = _seat_of(viewer, game.seats)
     engine = get_game(game.kind)
@@ -144,9 +162,12 @@ def _shown_events(
         if event.sequence < from_sequence:
             continue
         before = states[index - 1] if index else None
-        payload = (
-            event.payload if revealed else shown_event(engine, event.payload, before, state, seat)
-        )
+        if as_then:
+            payload = shown_event(engine, event.payload, before, states[index], seat)
+        elif revealed:
+            payload = event.payload
+        else:
+            payload = shown_event(engine, event.payload, before, state, seat)
         item = {
             "sequence": event.sequence,
             "type": event.type,

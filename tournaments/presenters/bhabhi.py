@@ -10,36 +10,28 @@ from django.utils.safestring import SafeString, mark_safe
 
 from tournaments.presenters import Presenter, register
 from tournaments.presenters.common import (
+    OneLoser,
     Table,
     choice,
-    known_cards,
-    loser_labels,
-    mark_out,
-    out_places,
+    drawn_card,
+    fill_hand_seats,
     player_name,
     small_card,
 )
 from tournaments.templatetags.cards import SUIT_NAMES, SUIT_SYMBOLS, card_html, card_name
 
 
-class BhabhiPresenter(Presenter):
+class BhabhiPresenter(OneLoser, Presenter):
     game_id = "bhabhi"
 
-    def result_text(self, result: Mapping[str, Any], players: Sequence[str]) -> str:
-        return f"{player_name(players, result.get('loser'))} loses (is the Bhabhi)"
-
-    def seat_results(self, result: Mapping[str, Any], seats: int) -> dict[int, str]:
-        return loser_labels(result, seats)
+    loses = "{loser} loses (is the Bhabhi)"
+    last_one_left = "Only {loser} is left in the game: the game is over and {loser} is the Bhabhi."
 
     def fill_table(self, table: Table, view: Mapping[str, Any], me: int | None) -> None:
-        out = out_places(view)
-        sizes = view.get("hand_sizes") or []
+        fill_hand_seats(table, view, me, sizes="hand_sizes", size_field="hand_size")
         players = table["players"]
         for seat in table["seats"]:
             s = seat["seat"]
-            seat["hand_size"] = sizes[s] if s < len(sizes) else 0
-            seat["cards"] = known_cards(view, s, me)
-            mark_out(seat, out)
             if view.get("phase") == "lead" and view.get("leader") == s:
                 seat["status"] = "to lead"
             elif view.get("phase") == "trick" and view.get("turn") == s:
@@ -72,11 +64,8 @@ class BhabhiPresenter(Presenter):
         if kind == "take_left":
             return format_html("{} takes the hand of the player on their left", who)
         if kind == "draw_discard":
-            drawn = action.get("card")
             return format_html(
-                "{} draws blind from the discard pile{}",
-                who,
-                format_html(": {}", small_card(drawn)) if drawn else "",
+                "{} draws blind from the discard pile{}", who, drawn_card(action.get("card"))
             )
         return None
 
@@ -147,21 +136,6 @@ class BhabhiPresenter(Presenter):
                 "{} is out of the game: their hand was taken.", player_name(players, seat)
             )
         return super().out_sentence(seat, payload, before, players)
-
-    def end_sentences(
-        self,
-        outcome: Mapping[str, Any],
-        before: Mapping[str, Any],
-        after: Mapping[str, Any],
-        players: Sequence[str],
-    ) -> list[SafeString]:
-        return [
-            format_html(
-                "Only {} is left in the game: the game is over and {} is the Bhabhi.",
-                player_name(players, outcome.get("loser")),
-                player_name(players, outcome.get("loser")),
-            )
-        ]
 
     def action_choice(
         self, action: Mapping[str, Any], view: Mapping[str, Any], players: Sequence[str]

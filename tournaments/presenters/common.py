@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from tournaments.templatetags.cards import card_html
 
@@ -81,6 +81,55 @@ def loser_labels(result: Mapping[str, Any], seats: int) -> dict[int, str]:
 def small_card(code: object) -> SafeString:
     """A small face-up card in a sentence, or ``a card`` when the viewer may not see it."""
     return card_html(code, "small") if code else format_html("{}", "a card")
+
+
+def drawn_card(code: object) -> SafeString:
+    """``: 7♥`` after a draw's words when the viewer may see the card drawn, else nothing."""
+    return format_html(": {}", small_card(code)) if code else mark_safe("")
+
+
+# -- games of hands emptied to go out, one loser left holding cards (Old Maid, Bhabhi) ------
+
+
+def fill_hand_seats(
+    table: Table, view: Mapping[str, Any], me: int | None, *, sizes: str, size_field: str
+) -> None:
+    """Each seat's hand size (``view[sizes]`` into ``seat[size_field]``), its cards when the
+    viewer may see them (:func:`known_cards`), and whether it is out, with its place."""
+    out = out_places(view)
+    counts = view.get(sizes) or []
+    for seat in table["seats"]:
+        s = seat["seat"]
+        seat[size_field] = counts[s] if s < len(counts) else 0
+        seat["cards"] = known_cards(view, s, me)
+        mark_out(seat, out)
+
+
+class OneLoser:
+    """What the presenters of a game with one loser share (Old Maid, Bhabhi: a result
+    ``{"loser": s, "out": [...]}``): mixed in before :class:`~tournaments.presenters.Presenter`.
+
+    ``loses`` is the result's sentence and ``last_one_left`` the end's, each naming the
+    loser where it says ``{loser}``.
+    """
+
+    loses: ClassVar[str] = "{loser} loses"
+    last_one_left: ClassVar[str] = "Only {loser} is left in the game: the game is over."
+
+    def result_text(self, result: Mapping[str, Any], players: Sequence[str]) -> str:
+        return self.loses.format(loser=player_name(players, result.get("loser")))
+
+    def seat_results(self, result: Mapping[str, Any], seats: int) -> dict[int, str]:
+        return loser_labels(result, seats)
+
+    def end_sentences(
+        self,
+        outcome: Mapping[str, Any],
+        before: Mapping[str, Any],
+        after: Mapping[str, Any],
+        players: Sequence[str],
+    ) -> list[SafeString]:
+        return [format_html(self.last_one_left, loser=player_name(players, outcome.get("loser")))]
 
 
 def choice(

@@ -10,36 +10,30 @@ from django.utils.safestring import SafeString
 
 from tournaments.presenters import Presenter, register
 from tournaments.presenters.common import (
+    OneLoser,
     Table,
     choice,
-    known_cards,
-    loser_labels,
-    mark_out,
-    out_places,
+    drawn_card,
+    fill_hand_seats,
     player_name,
     small_card,
 )
 
 
-class OldMaidPresenter(Presenter):
+class OldMaidPresenter(OneLoser, Presenter):
     game_id = "old_maid"
 
-    def result_text(self, result: Mapping[str, Any], players: Sequence[str]) -> str:
-        return f"{player_name(players, result.get('loser'))} loses (is left with the odd queen)"
-
-    def seat_results(self, result: Mapping[str, Any], seats: int) -> dict[int, str]:
-        return loser_labels(result, seats)
+    loses = "{loser} loses (is left with the odd queen)"
+    last_one_left = (
+        "Only {loser} still holds a card, the odd queen: the game is over and {loser} loses."
+    )
 
     def fill_table(self, table: Table, view: Mapping[str, Any], me: int | None) -> None:
-        out = out_places(view)
-        sizes = view.get("fan_sizes") or []
+        fill_hand_seats(table, view, me, sizes="fan_sizes", size_field="fan")
         players = table["players"]
         for seat in table["seats"]:
             s = seat["seat"]
-            seat["fan"] = sizes[s] if s < len(sizes) else 0
             seat["backs"] = range(min(seat["fan"], 16))
-            seat["cards"] = known_cards(view, s, me)
-            mark_out(seat, out)
             if view.get("offerer") == s:
                 seat["status"] = f"offers to {player_name(players, view.get('drawer'))}"
             elif view.get("drawer") == s:
@@ -65,12 +59,11 @@ class OldMaidPresenter(Presenter):
     ) -> SafeString | None:
         kind = action.get("type")
         if kind == "draw":
-            drawn = action.get("card")
             return format_html(
                 "{} draws card {} of the offered fan{}",
                 who,
                 int(action.get("index", 0)) + 1,
-                format_html(": {}", small_card(drawn)) if drawn else "",
+                drawn_card(action.get("card")),
             )
         if kind == "arrange":
             if chance:
@@ -89,18 +82,12 @@ class OldMaidPresenter(Presenter):
         seat: int | None = None,
     ) -> SafeString | None:
         if action.get("type") == "draw" and before and before.get("offerer") is not None:
-            drawn = action.get("card")
-            offerer = player_name(players, before.get("offerer"))
-            if drawn:
-                return format_html(
-                    "{} draws card {} of {}'s fan: {}",
-                    who,
-                    int(action.get("index", 0)) + 1,
-                    offerer,
-                    small_card(drawn),
-                )
             return format_html(
-                "{} draws card {} of {}'s fan", who, int(action.get("index", 0)) + 1, offerer
+                "{} draws card {} of {}'s fan{}",
+                who,
+                int(action.get("index", 0)) + 1,
+                player_name(players, before.get("offerer")),
+                drawn_card(action.get("card")),
             )
         return self.describe_action(action, who, players, chance=chance)
 
@@ -124,21 +111,6 @@ class OldMaidPresenter(Presenter):
                 )
             )
         return said
-
-    def end_sentences(
-        self,
-        outcome: Mapping[str, Any],
-        before: Mapping[str, Any],
-        after: Mapping[str, Any],
-        players: Sequence[str],
-    ) -> list[SafeString]:
-        return [
-            format_html(
-                "Only {} still holds a card, the odd queen: the game is over and {} loses.",
-                player_name(players, outcome.get("loser")),
-                player_name(players, outcome.get("loser")),
-            )
-        ]
 
     def action_choice(
         self, action: Mapping[str, Any], view: Mapping[str, Any], players: Sequence[str]

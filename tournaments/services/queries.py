@@ -124,22 +124,29 @@ def recent_timeouts(tournament: Tournament, limit: int = 30) -> list[dict[str, A
     return timeouts
 
 
-def replay(game: Game, move: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A revealed game's full view after ``move`` moves (0: the deal) and all its events,
-    each with the spectator's views of the table before and after it (for the words of its
-    consequences: :func:`tournaments.play.game_story`).
+def replay(
+    game: Game, move: int, seat: int | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A revealed game's view after ``move`` moves (0: the deal) and all its events, each
+    with the views of the table before and after it (for the words of its consequences:
+    :func:`tournaments.play.game_story`).
 
-    Each event is shown whole (the game is revealed: :func:`tournaments.play.is_revealed`,
-    which the caller checks first); the view has every hand and the hidden cards.
+    Without ``seat``: every event whole (the game is revealed:
+    :func:`tournaments.play.is_revealed`, which the caller checks first), the view with
+    every hand and the hidden cards.  With ``seat``: the game as that seat saw it
+    (:func:`tournaments.play.seat_story`): its own view, each event as it was shown to it.
     """
     engine = get_game(game.kind)
     # Each event with the table before and after it, for the log's consequences.
-    events = games.game_story(game, None)
+    events = games.game_story(game, None) if seat is None else games.seat_story(game, seat)
+    # The table is folded from the whole events (shown whole: the game is revealed).
+    whole = events if seat is None else games.game_events(game, None)
     state: Any = None
-    for event in events[: move + 1]:
+    for event in whole[: move + 1]:
         state = engine.evolve(state, event["payload"])
-    view = engine.view(state, None)
-    view["hidden"] = engine.hidden(state)
+    view = engine.view(state, seat)
+    if seat is None:
+        view["hidden"] = engine.hidden(state)
     view["players"] = list(game.players)
     return view, events
 
@@ -187,7 +194,12 @@ class StandingRow:
     played: int
     byes: int
     dropped: bool
+    #: The player's own colour in this tournament's chart and table (whatever their rank),
+    #: its place in the order colours are handed out, and a dash pattern once the palette
+    #: has gone round (``""``: a solid line).
     colour: str = ""
+    colour_order: int = 0
+    dash: str = ""
     cumulative: list[float] = field(default_factory=list)
     #: Series forfeited (each counted as last place).
     forfeits: int = 0
@@ -207,6 +219,19 @@ PALETTE = (
     "#7f7f7f",
     "#bcbd22",
 )
+#: The line of a player once the palette has gone round once, twice...
+DASHES = ("", "6 3", "2 2", "8 3 2 3")
+
+
+def player_colours(tournament: Tournament) -> dict[int, tuple[int, str, str]]:
+    """Each registered player's place in the colour order, colour and dash pattern: by
+    registration, so a player keeps theirs from round to round whatever their rank (a late
+    entrant takes the next)."""
+    order = Registration.objects.filter(tournament=tournament).order_by("pk")
+    return {
+        pid: (i, PALETTE[i % len(PALETTE)], DASHES[(i // len(PALETTE)) % len(DASHES)])
+        for i, pid in enumerate(order.values_list("player_id", flat=True))
+    }
 
 
 def round_points(
@@ -249,8 +274,13 @@ def standings_rows(tournament: Tournament) -> tuple[list[int], list[int], list[S
     standings = live_standings(tournament)
     gone = forfeits_in_force(tournament)
     players = Player.objects.in_bulk([int(s.player) for s in standings])
+    colours = player_colours(tournament)
     rows = []
     for index, s in enumerate(standings):
+        # A player without a registration (none should be) comes after everyone who has one.
+        order, colour, dash = colours.get(
+            int(s.player), (len(colours) + index, PALETTE[index % len(PALETTE)], "")
+        )
         per = [points.get(s.player, {}).get(n) for n in numbers]
         total, running = Fraction(0), []
         for n in finished:
@@ -266,7 +296,9 @@ def standings_rows(tournament: Tournament) -> tuple[list[int], list[int], list[S
                 played=s.played,
                 byes=s.byes,
                 dropped=s.dropped,
-                colour=PALETTE[index % len(PALETTE)],
+                colour=colour,
+                colour_order=order,
+                dash=dash,
                 cumulative=[0.0, *running],
                 forfeits=s.forfeits,
                 forfeit_rounds=sorted(n for n, who in gone.items() if s.player in who),

@@ -18,9 +18,11 @@ from django.utils.safestring import SafeString, mark_safe
 register = template.Library()
 
 WIDTH, HEIGHT = 640, 280
-LEFT, RIGHT, TOP, BOTTOM = 40, 120, 14, 30
-#: Lines labelled with the player's name at their end (the leaders).
-LABELLED = 6
+LEFT, RIGHT, TOP, BOTTOM = 40, 130, 14, 30
+#: A name's label at the end of its line: 11 px text, about 6.5 px a character.
+LABEL_GAP, LABEL_CHARS = 13, 18
+#: Lines that share a point are drawn this far apart (px) at it, so that none hides another.
+TIE_SPACING, TIE_SPREAD = 4.0, 28.0
 
 
 @register.filter
@@ -36,26 +38,61 @@ def _nice_top(highest: float, step: float) -> float:
     return max(step, math.ceil(highest / step) * step)
 
 
+def _short(name: str) -> str:
+    """A name that fits the labels' column (whole in the label's title)."""
+    return name if len(name) <= LABEL_CHARS else name[: LABEL_CHARS - 1].rstrip() + "…"
+
+
+def _tie_offsets(rows: Sequence[Any], columns: int) -> list[list[float]]:
+    """Each row's vertical offset (px) at each column: the rows with equal points there are
+    spread round the point, in a fixed order (the player's colour order), so tied lines run
+    side by side instead of on top of one another."""
+    offsets = [[0.0] * (columns + 1) for _ in rows]
+    for i in range(columns + 1):
+        groups: dict[float, list[int]] = {}
+        for k, row in enumerate(rows):
+            groups.setdefault(row.cumulative[i], []).append(k)
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            gap = min(TIE_SPACING, TIE_SPREAD / (len(members) - 1))
+            members.sort(key=lambda k: (rows[k].colour_order, k))
+            middle = (len(members) - 1) / 2
+            for j, k in enumerate(members):
+                offsets[k][i] = (j - middle) * gap
+    return offsets
+
+
 @register.simple_tag
 def standings_chart(rows: Sequence[Any], rounds: Sequence[int]) -> SafeString:
     """Each player's total points after each round (round 0: nothing yet), one line each.
 
-    ``rows`` are the standings (with ``player``, ``colour`` and ``cumulative``).
+    ``rows`` are the standings (with ``player``, ``colour``, ``colour_order``, ``dash`` and
+    ``cumulative``).  A player keeps their colour whatever their rank (it is theirs:
+    :func:`tournaments.services.queries.standings_rows`); every line ends with its
+    player's name (names pushed apart, with a tick to their line when moved), and its
+    ``<title>`` names it on hover; lines tied at a point are drawn side by side.
     """
     if not rows or not rounds:
         return mark_safe("")
+    rows = list(rows)
     highest = max(max(r.cumulative) for r in rows)
     step = 0.5 if highest <= 4 else 1.0 if highest <= 10 else 2.0
     top = _nice_top(highest, step)
-    plot_w = WIDTH - LEFT - RIGHT
-    plot_h = HEIGHT - TOP - BOTTOM
     columns = len(rounds)
+    offsets = _tie_offsets(rows, columns)
+    # Room for the ties' spread above the top and below zero, and for every name.
+    spread = max((abs(o) for line in offsets for o in line), default=0.0)
+    top_margin = TOP + spread
+    height = max(HEIGHT, int(top_margin + LABEL_GAP * len(rows) + BOTTOM + spread + 8))
+    plot_w = WIDTH - LEFT - RIGHT
+    plot_h = height - top_margin - BOTTOM - spread
 
     def x(i: int) -> str:
         return f"{LEFT + plot_w * i / columns:.1f}"
 
-    def y(v: float) -> str:
-        return f"{TOP + plot_h * (1 - v / top):.1f}"
+    def y(v: float, offset: float = 0.0) -> str:
+        return f"{top_margin + plot_h * (1 - v / top) + offset:.1f}"
 
     parts: list[SafeString] = []
     ticks = int(round(top / step))
@@ -74,54 +111,70 @@ def standings_chart(rows: Sequence[Any], rounds: Sequence[int]) -> SafeString:
                 points(value),
             )
         )
-    labels = ["start", *[f"R{n}" for n in rounds]]
-    for i, label in enumerate(labels):
+    labels = [("start", "before round 1"), *[(f"R{n}", f"after round {n}") for n in rounds]]
+    for i, (label, meaning) in enumerate(labels):
         parts.append(
             format_html(
-                '<text class="axis" x="{}" y="{}" text-anchor="middle">{}</text>',
+                '<text class="axis" x="{}" y="{}" text-anchor="middle"><title>{}</title>{}</text>',
                 x(i),
-                HEIGHT - BOTTOM + 18,
+                height - BOTTOM + 18,
+                meaning,
                 label,
             )
         )
+    # Names at the end of the lines, in the order of their last point, pushed apart.
+    ends = sorted(
+        ((float(y(r.cumulative[-1], offsets[k][-1])), k) for k, r in enumerate(rows)),
+        key=lambda e: (e[0], e[1]),
+    )
+    spots: list[float] = []
+    for want, _ in ends:
+        spots.append(max(want + 4, spots[-1] + LABEL_GAP) if spots else want + 4)
+    overflow = (spots[-1] - (height - BOTTOM + 4)) if spots else 0
+    if overflow > 0:
+        spots = [s - overflow for s in spots]
+    label_of = {k: (spot, want) for spot, (want, k) in zip(spots, ends, strict=True)}
     # Leaders last, so their lines are drawn on top.
-    for row in reversed(list(rows)):
-        coords = " ".join(f"{x(i)},{y(v)}" for i, v in enumerate(row.cumulative))
+    for k in reversed(range(len(rows))):
+        row = rows[k]
+        shown = [(x(i), y(v, offsets[k][i])) for i, v in enumerate(row.cumulative)]
+        coords = " ".join(f"{px},{py}" for px, py in shown)
         dots = format_html_join(
             "",
             '<circle cx="{}" cy="{}" r="3" fill="{}"/>',
-            ((x(i), y(v), row.colour) for i, v in enumerate(row.cumulative)),
+            ((px, py, row.colour) for px, py in shown),
         )
+        spot, want = label_of[k]
+        end_x = float(x(columns))
+        name = row.player.name
         parts.append(
             format_html(
-                '<g class="line"><title>{}: {}</title>'
-                '<polyline points="{}" fill="none" stroke="{}" stroke-width="{}"/>{}</g>',
-                row.player.name,
-                ", ".join(points(v) for v in row.cumulative[1:]),
+                '<g class="line" tabindex="0" data-player="{}"><title>{}: {} in all after'
+                " round {} ({})</title>"
+                '<polyline points="{}" fill="none" stroke="{}" stroke-width="{}"{}/>{}'
+                '<line class="tick" x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>'
+                '<text class="name" x="{}" y="{}" fill="{}">{}</text></g>',
+                row.player.pk,
+                name,
+                points(row.cumulative[-1]),
+                rounds[-1],
+                ", ".join(
+                    f"R{n} {points(v)}" for n, v in zip(rounds, row.cumulative[1:], strict=True)
+                ),
                 coords,
                 row.colour,
-                2.5 if row.rank <= 3 else 1.5,
+                2.5 if row.rank <= 3 else 1.75,
+                format_html(' stroke-dasharray="{}"', row.dash) if row.dash else "",
                 dots,
-            )
-        )
-    # Names at the end of the leaders' lines, pushed apart so they do not overlap.
-    wanted = sorted(
-        ((float(y(r.cumulative[-1])) + 4, r) for r in list(rows)[:LABELLED]), key=lambda w: w[0]
-    )
-    spots: list[float] = []
-    for want, _ in wanted:
-        spots.append(max(want, spots[-1] + 13) if spots else want)
-    overflow = (spots[-1] - (HEIGHT - BOTTOM + 4)) if spots else 0
-    if overflow > 0:
-        spots = [max(TOP + 8, s - overflow) for s in spots]
-    for spot, (_, row) in zip(spots, wanted, strict=True):
-        parts.append(
-            format_html(
-                '<text class="name" x="{}" y="{}" fill="{}">{}</text>',
-                f"{float(x(columns)) + 8:.1f}",
+                f"{end_x + 3:.1f}",
+                f"{want:.1f}",
+                f"{end_x + 7:.1f}",
+                f"{spot - 4:.1f}",
+                row.colour,
+                f"{end_x + 9:.1f}",
                 f"{spot:.1f}",
                 row.colour,
-                row.player.name,
+                _short(name),
             )
         )
     return format_html(
@@ -129,7 +182,7 @@ def standings_chart(rows: Sequence[Any], rounds: Sequence[int]) -> SafeString:
         '<title id="chart-title">Standings over the rounds: total points of each player'
         " after each round</title>{}</svg>",
         WIDTH,
-        HEIGHT,
+        height,
         mark_safe("".join(parts)),
     )
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from tournaments import services
-from tournaments.models import ClientSeed, Game, Player, Table, TableSeat
-from tournaments.services import queries
-from tournaments.services.access import organised_clubs, seat_of
+from tournaments.models import ClientSeed, Player, Table, TableSeat
+from tournaments.services.access import organised_clubs
+from tournaments.services.notices import running_games_of
 
 
 @login_required
@@ -22,24 +22,7 @@ def my_games(request: HttpRequest) -> HttpResponse:
     user = request.user
     assert isinstance(user, User)  # login_required
     players = list(Player.objects.filter(user=user).select_related("club"))
-    running = []
-    for game in (
-        Game.objects.filter(status=Game.Status.RUNNING, table__seats__player__in=players)
-        .distinct()
-        .order_by("id")
-    ):
-        seat = seat_of(user, game)
-        if seat is None:
-            continue
-        running.append(
-            {
-                "game": game,
-                "seat": seat,
-                "game_name": queries.game_name(game.kind),
-                "my_turn": seat in (game.waiting_for or []),
-                "tournament": queries.tournament_of(game),
-            }
-        )
+    running = running_games_of(user)
     organised = organised_clubs(user)
     # The commitments of the deals to come at my tables: shown before the deal, so that I
     # can save one and set a new client seed before the deck is fixed (docs/fairness.md).
@@ -64,6 +47,23 @@ def my_games(request: HttpRequest) -> HttpResponse:
             "saved": request.GET.get("saved") == "1",
         },
     )
+
+
+@require_GET
+def my_notices(request: HttpRequest) -> HttpResponse:
+    """The notices of every page (``static/parlour/notices.js`` polls it): the logged-in
+    person's running games, each with whether it waits for them and its play page.
+
+    JSON, so that the script can tell what is new; a stranger gets a 401 and nothing.
+    A poll holds no stream slot and costs what :func:`running_games_of` costs.
+    """
+    if not request.user.is_authenticated:
+        return JsonResponse({"games": [], "message": "Log in to see your games."}, status=401)
+    games = [
+        game.as_dict() | {"play_url": reverse("game-play", args=[game.game_id])}
+        for game in running_games_of(request.user)
+    ]
+    return JsonResponse({"games": games})
 
 
 @require_POST

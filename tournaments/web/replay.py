@@ -1,4 +1,4 @@
-"""A finished game move by move, every card shown."""
+"""A finished game move by move: every card shown, or as one seat saw it."""
 
 from __future__ import annotations
 
@@ -12,8 +12,23 @@ from tournaments.templatetags.tables import present, result_text, story
 from tournaments.web.common import context_numbers, seat_info, visible_game, wants_fragment
 
 
+def _seat(request: HttpRequest, seats: int) -> int | None:
+    """``?seat=N`` (counted from 1, as the page shows seats): the seat whose point of view
+    the replay follows, ``None`` for every card; :class:`ValueError` for anything else."""
+    given = request.GET.get("seat", "")
+    if given in ("", "all"):
+        return None
+    if not given.isdecimal() or not 1 <= int(given) <= seats:
+        raise ValueError(
+            f"There is no seat {given[:20]!r} at this game: choose a seat from 1 to {seats},"
+            " or every card."
+        )
+    return int(given) - 1
+
+
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
-    """A finished game move by move, every card shown.
+    """A finished game move by move, every card shown -- or, with ``?seat=N``, as seat N
+    saw it (its own cards, each move as it was shown to it: nothing it could not see).
 
     ``?move=N`` (0 is the deal) opens move N; the script also follows ``#move-N``.
     """
@@ -31,14 +46,30 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     except ValueError:
         move = total
     move = min(max(move, 0), total)
-    view, events = queries.replay(game, move)
+    try:
+        seat = _seat(request, game.seats)
+    except ValueError as error:
+        return render(
+            request,
+            "replay_bad_seat.html",
+            {"game": game, "game_name": queries.game_name(game.kind), "message": str(error)},
+            status=400,
+        )
+    view, events = queries.replay(game, move, seat)
     players = list(game.players)
     moves = [
         {"number": i, "event": e, "text": story(game.kind, e, players)}
         for i, e in enumerate(events)
     ]
-    table = present(game.kind, view, players, seat_info=seat_info(game))
+    table = present(game.kind, view, players, me=seat, seat_info=seat_info(game))
+    # The seat followed is at the bottom with its cards, but it is not the reader's own.
+    table["point_of_view"] = seat is not None
     context = {
+        "seat": seat,
+        # Carried by every link of the page, so that a step keeps the point of view.
+        "seat_query": "" if seat is None else f"seat={seat + 1}&",
+        "seat_choices": [(s + 1, name) for s, name in enumerate(players)],
+        "seat_name": players[seat] if seat is not None and seat < len(players) else "",
         "game": game,
         "game_name": queries.game_name(game.kind),
         "tournament": queries.tournament_of(game),

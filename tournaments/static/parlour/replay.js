@@ -3,7 +3,8 @@
  * The controls are plain links (?move=N#move-N) that work without JavaScript;
  * this script fetches the board of a move (?move=N&fragment=1), keeps the
  * address (?move=N#move-N) in step so it can be shared, follows #move-N links,
- * the arrow keys, the slider and an autoplay button.
+ * the arrow keys, the slider and an autoplay button.  A replay from one seat's point
+ * of view (?seat=N, data-seat-query) keeps it in every address.
  */
 (function () {
   "use strict";
@@ -12,6 +13,10 @@
     var root = document.querySelector("[data-replay]");
     if (!root) { return; }
     var base = root.getAttribute("data-url");
+    // "seat=N&" when the replay follows one seat's point of view: every address keeps it.
+    var seat = root.getAttribute("data-seat-query") || "";
+    // The point-of-view form opens the move shown.
+    var chosen = document.querySelector("[data-point-of-view] [name=move]");
     var total = parseInt(root.getAttribute("data-total"), 10);
     var current = parseInt(root.getAttribute("data-move"), 10);
     var board = document.getElementById("replay-board");
@@ -27,7 +32,7 @@
 
     function fetchMove(n) {
       if (cache[n]) { return Promise.resolve(cache[n]); }
-      return fetch(base + "?move=" + n + "&fragment=1", { credentials: "same-origin" })
+      return fetch(base + "?" + seat + "move=" + n + "&fragment=1", { credentials: "same-origin" })
         .then(function (r) { if (!r.ok) { throw new Error("HTTP " + r.status); } return r.text(); })
         .then(function (html) { cache[n] = html; return html; });
     }
@@ -36,7 +41,7 @@
       var steps = { first: 0, prev: clamp(n - 1), next: clamp(n + 1), last: total };
       for (var name in steps) {
         var a = root.querySelector('[data-step="' + name + '"]');
-        if (a) { a.setAttribute("href", "?move=" + steps[name] + "#move-" + steps[name]); }
+        if (a) { a.setAttribute("href", "?" + seat + "move=" + steps[name] + "#move-" + steps[name]); }
       }
       var items = root.querySelectorAll("ol.moves li");
       for (var i = 0; i < items.length; i++) {
@@ -59,11 +64,12 @@
         if (wanted !== n) { return; }
         board.innerHTML = html;
         current = n;
+        if (chosen) { chosen.value = String(n); }
         root.setAttribute("data-move", String(n));
         slider.value = String(n);
         label.textContent = n + " / " + total;
         links(n);
-        var address = "?move=" + n + "#move-" + n;
+        var address = "?" + seat + "move=" + n + "#move-" + n;
         if (push) { history.pushState({ move: n }, "", address); } else { history.replaceState({ move: n }, "", address); }
         if (n < total) { fetchMove(n + 1).catch(function () {}); }
       });
@@ -71,6 +77,8 @@
 
     function stop() {
       if (timer) { clearInterval(timer); timer = null; }
+      // A step of the autoplay still being fetched must not move the board after the pause.
+      wanted = current;
       play.textContent = "▶ Play";
       play.setAttribute("aria-pressed", "false");
     }
