@@ -14,20 +14,47 @@ from engine.bots import bot_levels
 from engine.registry import all_games
 from tournaments.models import Club, Player, Tournament
 from tournaments.services import ServiceError
-from tournaments.services.tournaments import SERIES_KIND_WORDS
+from tournaments.services.tournaments import SERIES_KIND_WORDS, series_kinds, series_refusal
 
 #: The series kinds (:mod:`engine.series`) in words; the games scored by each are named
 #: from the registry (:func:`series_choices`), so a new game needs no line here.
 SERIES_WORDS = SERIES_KIND_WORDS
 
+#: The first turn's grace the form proposes: the model's default, the one source.
+FIRST_TURN_GRACE = int(Tournament._meta.get_field("first_turn_grace").get_default())
+
+
+def games_of_series() -> dict[str, list[str]]:
+    """Each series kind with the ids of the games that may be played as it (the engine's)."""
+    games: dict[str, list[str]] = {kind: [] for kind in SERIES_WORDS}
+    for game in all_games():
+        for kind in series_kinds(game.id):
+            games.setdefault(kind, []).append(game.id)
+    return games
+
 
 def series_choices() -> list[tuple[str, str]]:
     """The series a tournament may choose, each with the games whose results it scores."""
+    names = {g.id: g.name for g in all_games()}
     choices = [("", "the game's usual series")]
-    for kind, words in SERIES_WORDS.items():
-        names = [g.name for g in all_games() if g.default_series.kind == kind]
-        choices.append((kind, f"{words} ({', '.join(names)})" if names else words))
+    for kind, games in games_of_series().items():
+        words = SERIES_WORDS.get(kind, kind)
+        played = ", ".join(names[g] for g in games)
+        choices.append((kind, f"{words} ({played})" if played else words))
     return choices
+
+
+class SeriesSelect(forms.Select):
+    """The series select: each option says which games allow it (``data-games``), so that
+    ``series.js`` shows only those of the chosen game; without the script the form's
+    :meth:`TournamentForm.clean` refuses a series the game does not allow."""
+
+    def create_option(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option: dict[str, Any] = super().create_option(*args, **kwargs)
+        games = games_of_series().get(str(option["value"]))
+        if games is not None:
+            option["attrs"]["data-games"] = " ".join(games)
+        return option
 
 
 class TournamentForm(forms.Form):
@@ -37,7 +64,13 @@ class TournamentForm(forms.Form):
     name = forms.CharField(max_length=120)
     game = forms.ChoiceField(choices=())
     rounds = forms.IntegerField(min_value=1, max_value=50, initial=3)
-    series_kind = forms.ChoiceField(choices=(), required=False, label="Series")
+    series_kind = forms.ChoiceField(
+        choices=(),
+        required=False,
+        label="Series",
+        # The script that hides the series the chosen game does not allow (series.js).
+        widget=SeriesSelect(attrs={"data-series-of": "id_game"}),
+    )
     series_target = forms.IntegerField(
         min_value=1,
         max_value=100,
@@ -73,7 +106,7 @@ class TournamentForm(forms.Form):
     first_turn_grace = forms.IntegerField(
         min_value=0,
         max_value=600,
-        initial=20,
+        initial=FIRST_TURN_GRACE,
         required=False,
         label="Seconds more for each game's first turn",
         help_text="Time for the players to arrive at a new game (with a clock). 0: none.",
@@ -111,6 +144,14 @@ class TournamentForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        kind, game = data.get("series_kind"), data.get("game")
+        if kind and game and kind not in series_kinds(game):
+            # The use case's words without its hint for API clients (no JSON on a page).
+            self.add_error(
+                "series_kind",
+                f"{series_refusal(game, kind)}, or leave the series empty for the game's"
+                " usual one.",
+            )
         if data.get("series_kind") and not data.get("series_target"):
             self.add_error("series_target", "Give N for the series you chose.")
         if data.get("series_deal_limit") and data.get("series_kind") != "first_to":
@@ -138,7 +179,7 @@ class TournamentForm(forms.Form):
             "seating_mode": data["seating_mode"],
             "turn_seconds": data.get("turn_seconds"),
             "timeouts_to_bot": data.get("timeouts_to_bot") or 0,
-            "first_turn_grace": 20
+            "first_turn_grace": FIRST_TURN_GRACE
             if data.get("first_turn_grace") is None
             else data["first_turn_grace"],
             "duplicate_deals": bool(data.get("duplicate_deals")),

@@ -21,6 +21,26 @@ from django.db.models import Field
 from events.store import StreamSet
 from tournaments.models import ApiToken, Game, Player, Round, Table, TableSeat
 
+#: The key of the advisory lock every creation of a club takes (:func:`lock_club_creation`).
+CLUB_CREATION_LOCK = 0x5061726C  # "Parl"
+
+
+def lock_club_creation(using: str = DEFAULT_DB_ALIAS) -> None:
+    """Wait for, and hold until the end of the caller's transaction, the one lock every
+    creation of a club takes, so that the first run's "is the install empty?" and its
+    creation are one step (issue 20: two first runs at once made two clubs).
+
+    PostgreSQL: a transaction-scoped advisory lock (there is no row to lock in an empty
+    install; any role may take one).  SQLite: nothing to do, every transaction begins
+    IMMEDIATE (parlour/settings.py), holding the database's one write lock already.
+    """
+    connection = connections[using]
+    if not connection.in_atomic_block:
+        raise RuntimeError("lock_club_creation holds its lock for a transaction: open one first")
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CLUB_CREATION_LOCK])
+
 
 def ping(using: str = DEFAULT_DB_ALIAS) -> None:
     """One round trip to the database (the health check)."""

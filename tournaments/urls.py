@@ -29,6 +29,11 @@ urlpatterns = [
         "clubs/<slug:slug>/people/organisers", clubs.club_add_organiser, name="club-add-organiser"
     ),
     path(
+        "clubs/<slug:slug>/people/organisers/remove",
+        clubs.club_remove_organiser,
+        name="club-remove-organiser",
+    ),
+    path(
         "clubs/<slug:slug>/sign-up-link/<slug:action>",
         clubs.club_signup_link,
         name="club-signup-link",

@@ -2,7 +2,7 @@
 
 The app runs as it does under ``make run``: ``manage.py runserver`` in a
 subprocess, on a database of its own (a SQLite file in a temporary folder, or,
-when the tests run on PostgreSQL, a fresh PostgreSQL database ``parlour_browser_<pid>``
+when the tests run on PostgreSQL, a fresh PostgreSQL database ``parlour_browser_<pid>_<n>``
 dropped at the end).  The bots' seats are played by the helper process
 ``tests/browser/harness.py`` (a loop over :func:`tournaments.workers.autoplay.play_bot_move`,
 what the Celery worker does in production), which also sets up each test's scenario.
@@ -16,6 +16,7 @@ where that is a failure.  Playwright's own browser download is never used.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import shutil
@@ -89,6 +90,11 @@ def _postgres_url() -> str | None:
     return url if url.startswith(("postgres://", "postgresql://")) else None
 
 
+#: Numbers the databases of one test process: the session's server and each module's
+#: empty server live at the same time, each on a database of its own.
+_DATABASES = itertools.count(1)
+
+
 @contextlib.contextmanager
 def _fresh_env() -> Iterator[dict[str, str]]:
     """An environment for a server and a helper: a new, migrated database and var folder."""
@@ -117,7 +123,7 @@ def _fresh_env() -> Iterator[dict[str, str]]:
     if server is not None:
         import psycopg
 
-        database = f"parlour_browser_{os.getpid()}"
+        database = f"parlour_browser_{os.getpid()}_{next(_DATABASES)}"
         parts = urlparse(server)
         admin = urlunparse(parts._replace(path="/postgres"))
         with psycopg.connect(admin, autocommit=True) as conn:
@@ -200,13 +206,6 @@ def server(app_env: dict[str, str]) -> Iterator[str]:
         yield base
 
 
-@pytest.fixture(scope="module")
-def empty_server() -> Iterator[str]:
-    """A second server on an empty database of its own (no club, no login): the first run."""
-    with _fresh_env() as env, _serving(env) as base:
-        yield base
-
-
 class Harness:
     """The helper process: one JSON command per line in, one JSON answer per line out."""
 
@@ -250,6 +249,18 @@ class Harness:
         except subprocess.TimeoutExpired:
             _stop(self.process)
         self.errors.close()
+
+
+@pytest.fixture(scope="module")
+def empty_evening() -> Iterator[tuple[str, Harness]]:
+    """A server on an empty database of its own, with a helper process on the same database
+    (to play the bots' seats, people's forced moves and the clock): one whole evening."""
+    with _fresh_env() as env, _serving(env) as base:
+        helper = Harness(env)
+        try:
+            yield base, helper
+        finally:
+            helper.close()
 
 
 @pytest.fixture(scope="session")
@@ -309,3 +320,62 @@ def login(tab: Any, username: str, password: str) -> None:
     tab.fill("#id_password", password)
     tab.click("button[type=submit]")
     tab.wait_for_selector(f"text=({username})")
+
+
+def new_tab(browser: Any, base: str, viewport: dict[str, int]) -> Any:
+    """A tab of its own (its own cookies) at ``viewport``, with the app's URL as base."""
+    context = browser.new_context(viewport=viewport, base_url=base)
+    context.set_default_timeout(15_000)
+    return context.new_page()
+
+
+@contextlib.contextmanager
+def people_tabs(
+    browser: Any, base: str, viewports: dict[str, dict[str, int]]
+) -> Iterator[dict[str, Any]]:
+    """One tab per person (by name, at their viewport); no JavaScript error on any of them."""
+    made = {name: new_tab(browser, base, viewport) for name, viewport in viewports.items()}
+    errors: list[str] = []
+    for tab in made.values():
+        tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield made
+    for tab in made.values():
+        tab.context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def sign_up(tab: Any, link: str, name: str, username: str, password: str, club: str) -> None:
+    """A person joins ``club`` through its sign-up link."""
+    tab.goto(link)
+    tab.fill("#id_name", name)
+    tab.fill("#id_username", username)
+    tab.fill("#id_password", password)
+    tab.fill("#id_password_again", password)
+    tab.click("#sign-up-form button[type=submit]")
+    tab.wait_for_selector(f"text=Welcome to {club}, {name}.")
+
+
+def wait_for_round(harness: Harness, tournament: int, number: int, seconds: float = 180) -> None:
+    """Until round ``number`` of ``tournament`` has finished (the helper plays it)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        rounds = harness("tournament", tournament=tournament)["rounds"]
+        if any(r["number"] == number and r["status"] == "finished" for r in rounds):
+            return
+        time.sleep(0.25)
+    raise AssertionError(f"round {number} did not finish")
+
+
+def first_run(tab: Any, club: str, username: str, password: str, screenshot: str) -> None:
+    """On an empty install, from the home page: the first-run page makes ``club`` and its
+    organiser and logs them in (a screenshot of the filled form named ``screenshot``)."""
+    tab.goto("/")
+    tab.wait_for_selector("text=this install has no club yet")
+    tab.click("text=Set up your club")
+    tab.fill("#id_club_name", club)
+    tab.fill("#id_username", username)
+    tab.fill("#id_password", password)
+    tab.fill("#id_password_again", password)
+    shot(tab, screenshot)
+    tab.click("#first-run-form button[type=submit]")
+    tab.wait_for_selector(f"text={club} is ready and you organise it.")

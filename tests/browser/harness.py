@@ -31,25 +31,34 @@ from engine.series import SeriesFormat  # noqa: E402
 from tests.factories import ONE_DEAL, PAGE_SEATS, begin_round  # noqa: E402
 from tournaments import services  # noqa: E402
 from tournaments.management.commands.play_bots import run_all_bots  # noqa: E402
-from tournaments.models import Club, Game, Round, Table, Tournament  # noqa: E402
+from tournaments.models import Club, Game, Round, Table, TableSeat, Tournament  # noqa: E402
 from tournaments.workers.autoplay import (  # noqa: E402
     advance_bot_tournament,
     bot_to_act,
     bot_tournaments_to_advance,
     play_bot_move,
+    play_forced_move,
 )
+from tournaments.workers.clock import expired_deadlines, fire_timeout  # noqa: E402
 
 #: The seats of each game the play tests play (one person + bots), as the page tests'.
 PLAY_SEATS = PAGE_SEATS
 
 
 class Bots:
-    """The thread that plays bot seats (and, if asked, starts bot tournaments' next rounds)."""
+    """The thread that plays bot seats (and, if asked, starts bot tournaments' next rounds).
+
+    With ``forced`` it also plays people's forced moves (the worker's ``forced_move`` task),
+    with ``clock`` it applies expired turn clocks (the beat's sweep): off unless a test
+    asks, so that the other tests' people seats wait for their clicks.
+    """
 
     def __init__(self) -> None:
         self.delay = 0.05
         self.advance = False
         self.paused = False
+        self.forced = False
+        self.clock = False
         self.moves = 0
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.run, name="bots", daemon=True)
@@ -71,6 +80,10 @@ class Bots:
         for game in Game.objects.filter(status=Game.Status.RUNNING).order_by("id"):
             if self.stop.is_set() or self.paused:
                 return moved
+            if self.forced and play_forced_move(game.pk, game.sequence) is not None:
+                self.moves += 1
+                moved = True
+                continue
             if not bot_to_act(game):
                 continue
             if self.delay:
@@ -78,6 +91,10 @@ class Bots:
             if play_bot_move(game.pk, game.sequence) is not None:
                 self.moves += 1
                 moved = True
+        if self.clock:
+            for game_id, seat, sequence in expired_deadlines():
+                if fire_timeout(game_id, seat, sequence) is not None:
+                    moved = True
         if self.advance:
             for tournament_id in bot_tournaments_to_advance():
                 if advance_bot_tournament(tournament_id) is not None:
@@ -295,6 +312,19 @@ def cmd_pickups(game: int) -> dict[str, Any]:
     return {"pickups": pickups, "seat_moves": moves}
 
 
+def cmd_seats(tournament: int) -> dict[str, Any]:
+    """Each seat of the tournament's tables: who, which round, handed to a bot or not."""
+    rows = TableSeat.objects.filter(table__round__tournament_id=tournament).select_related(
+        "player", "table__round"
+    )
+    return {
+        "seats": [
+            {"player": r.player.name, "round": r.table.round.number, "autoplay": r.autoplay}
+            for r in rows
+        ]
+    }
+
+
 def cmd_tournament(tournament: int) -> dict[str, Any]:
     row = Tournament.objects.get(pk=tournament)
     rounds = [
@@ -317,6 +347,7 @@ def main() -> None:
         "game": cmd_game,
         "tournament": cmd_tournament,
         "pickups": cmd_pickups,
+        "seats": cmd_seats,
     }
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
@@ -329,6 +360,8 @@ def main() -> None:
                 bots.delay = float(request.get("delay", bots.delay))
                 bots.advance = bool(request.get("advance", bots.advance))
                 bots.paused = bool(request.get("paused", bots.paused))
+                bots.forced = bool(request.get("forced", bots.forced))
+                bots.clock = bool(request.get("clock", bots.clock))
                 answer: dict[str, Any] = {"delay": bots.delay, "moves": bots.moves}
             else:
                 answer = commands[name](**request)

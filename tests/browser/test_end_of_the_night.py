@@ -4,22 +4,10 @@ with one forfeit, the projector updating while a round plays, the podium, the CS
 from __future__ import annotations
 
 import csv
-import time
 import uuid
 from typing import Any
 
-from tests.browser.conftest import DESKTOP, PHONE, Harness, login, shot
-
-
-def _wait_for_round(harness: Harness, tournament: int, number: int) -> None:
-    """Until round ``number`` has finished (the helper's bots play it)."""
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        rounds = harness("tournament", tournament=tournament)["rounds"]
-        if any(r["number"] == number and r["status"] == "finished" for r in rounds):
-            return
-        time.sleep(0.25)
-    raise AssertionError(f"round {number} did not finish")
+from tests.browser.conftest import DESKTOP, PHONE, Harness, login, shot, wait_for_round
 
 
 def _seat_and_begin(page: Any, number: int) -> None:
@@ -65,7 +53,7 @@ def test_a_three_round_night_with_a_forfeit_ends_on_the_podium(
         timeout=20_000,
     )
     shot(projector, "end-projector-playing-1280")
-    _wait_for_round(harness, tournament, 1)
+    wait_for_round(harness, tournament, 1, seconds=90)
     projector.wait_for_selector("text=Round 2 is next.", timeout=20_000)
     harness("bots", delay=0.02)
 
@@ -81,7 +69,7 @@ def test_a_three_round_night_with_a_forfeit_ends_on_the_podium(
     for number in (2, 3):
         page.goto(manage)
         _seat_and_begin(page, number)
-        _wait_for_round(harness, tournament, number)
+        wait_for_round(harness, tournament, number, seconds=90)
     assert harness("tournament", tournament=tournament)["status"] == "finished"
 
     # The end of the night: the podium and the final standings, the badge says so.

@@ -94,6 +94,9 @@ def test_an_organiser_runs_round_one_from_creation_to_standings(
     # Between rounds a player drops out; the standings keep them, marked.
     page.goto(manage)
     page.click(f'[aria-label="Drop Late {tag}"]')
+    page.wait_for_selector("#question")  # a drop asks first
+    shot(page, "organiser-confirm-drop")
+    page.click("#confirm-form button[type=submit]")
     page.wait_for_selector(f"text=Late {tag} has dropped out")
     page.goto(f"/tournaments/{tournament}/")
     assert page.locator("#standings tr.dropped", has_text=f"Late {tag}").count() == 1

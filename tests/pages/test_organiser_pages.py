@@ -44,7 +44,8 @@ def test_an_organiser_creates_a_tournament_with_the_form(world: PageWorld) -> No
 def test_the_use_cases_refusal_shows_on_the_form_field_and_creates_nothing(
     world: PageWorld,
 ) -> None:
-    answer = _create(world, game="bhabhi", table_min=2)
+    # Bhabhi with its own series: the table size is what the use case refuses.
+    answer = _create(world, game="bhabhi", series_kind="losses", table_min=2)
     page = answer.content.decode()  # type: ignore[attr-defined]
     assert answer.status_code == 200  # type: ignore[attr-defined]
     assert "Bhabhi / Getaway is played by 3 to 8" in page
@@ -130,12 +131,15 @@ def test_an_organiser_runs_a_round_from_registration_to_standings(world: PageWor
     assert "Swapped" in swapped.content.decode()
     after = {ts.player_id: ts.table_id for ts in TableSeat.objects.filter(table__round=round_)}
     assert after[a] == seats[b] and after[b] == seats[a]
-    # Seat again with the organiser's hand: two kept apart, one fixed to table 2.
+    # Seat again with the organiser's hand: two kept apart, one fixed to table 2 (a
+    # destructive action: it asks first, tournaments/web/corrections.py, and its
+    # confirmation posts to /confirm/reseat).
     keep = [world.bots[0].pk, world.bots[1].pk]
-    half = org.post(f"{url}/reseat", {"apart_a": keep[0]}, follow=True).content.decode()
+    confirm = f"/tournaments/{tournament.pk}/confirm"
+    half = org.post(f"{confirm}/reseat", {"apart_a": keep[0]}, follow=True).content.decode()
     assert "Choose both players to keep apart." in half
     again = org.post(
-        f"{url}/reseat",
+        f"{confirm}/reseat",
         {"apart_a": keep[0], "apart_b": keep[1], "fixed_player": world.player.pk, "fixed_table": 2},
         follow=True,
     )
@@ -151,7 +155,7 @@ def test_an_organiser_runs_a_round_from_registration_to_standings(world: PageWor
     round_.refresh_from_db()
     assert round_.status == Round.Status.PLAYING
     # A drop is refused while the round is played, with the use case's reason.
-    refused = org.post(f"{url}/drop", {"player": world.bots[0].pk}, follow=True)
+    refused = org.post(f"{confirm}/drop", {"player": world.bots[0].pk}, follow=True)
     assert "is being played" in refused.content.decode()
     live = org.get(f"{url}?fragment=1").content.decode()
     assert "Clocks and timeouts" in live and "<html" not in live
@@ -203,7 +207,7 @@ def test_the_organiser_sees_running_clocks_timeouts_and_gives_a_seat_back(world:
     )
     assert "Timeouts (latest first)" in page and "a bot plays the seat" in page
     given = world.client(world.organiser).post(
-        f"/tournaments/{tournament.pk}/manage/take-back", {"table_seat": row.pk}, follow=True
+        f"/tournaments/{tournament.pk}/confirm/take-back", {"table_seat": row.pk}, follow=True
     )
     assert "is theirs again" in given.content.decode()
     row.refresh_from_db()

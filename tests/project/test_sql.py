@@ -114,3 +114,13 @@ def test_tournament_game_streams_names_the_games_of_its_tables(store_alias: str)
     append("game-999999", [NewEvent("x", {"n": 2})], expected_sequence=0, using=store_alias)
     found = read_all(within=streams, using=store_alias)
     assert [e.stream for e in found] == [f"game-{mine.pk}"]
+
+
+def test_lock_club_creation_is_taken_inside_a_transaction_only(store_alias: str) -> None:
+    from django.db import transaction
+
+    with transaction.atomic(using=store_alias):
+        sql.lock_club_creation(store_alias)
+        sql.lock_club_creation(store_alias)  # taken again by its holder: no wait
+    with pytest.raises(RuntimeError, match="open one first"):
+        sql.lock_club_creation(store_alias)

@@ -84,9 +84,12 @@ def worker_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def start(command: dict[str, Any], env: dict[str, str]) -> subprocess.Popen[str]:
+def start(
+    command: dict[str, Any], env: dict[str, str], script: str = WORKER
+) -> subprocess.Popen[str]:
+    """A child running ``script`` with ``command`` (JSON) as its argument."""
     return subprocess.Popen(
-        [sys.executable, "-c", WORKER, json.dumps(command)],
+        [sys.executable, "-c", script, json.dumps(command)],
         cwd=ROOT,
         env=env,
         stdin=subprocess.PIPE,
@@ -121,14 +124,19 @@ def race(game_id: int, env: dict[str, str], key: str | None) -> tuple[list[dict[
         "expected": len(events),
         "key": key,
     }
-    racers = [start(command, env) for _ in range(16)]
+    racers = start_together([start(command, env) for _ in range(16)])
+    return [finish(r) for r in racers], len(events)
+
+
+def start_together(racers: list[subprocess.Popen[str]]) -> list[subprocess.Popen[str]]:
+    """Once every racer has said "ready", the start signal to all of them."""
     for racer in racers:
         assert racer.stdout is not None and racer.stdout.readline().strip() == "ready"
     for racer in racers:  # the start signal, as close together as a parent can give it
         assert racer.stdin is not None
         racer.stdin.write("go\n")
         racer.stdin.flush()
-    return [finish(r) for r in racers], len(events)
+    return racers
 
 
 def assert_consistent(game_id: int) -> list[StoredEvent]:

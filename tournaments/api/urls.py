@@ -33,6 +33,22 @@ urlpatterns = [
     path("me/client-seed", me.ClientSeedView.as_view(), name="me-client-seed"),
     path("clubs", clubs.ClubListView.as_view(), name="clubs"),
     path("clubs/<id:club_id>", clubs.ClubDetailView.as_view(), name="club"),
+    path("clubs/<id:club_id>/players", clubs.ClubPlayersView.as_view(), name="club-players"),
+    path(
+        "clubs/<id:club_id>/organisers",
+        clubs.ClubOrganisersView.as_view(),
+        name="club-organisers",
+    ),
+    path(
+        "clubs/<id:club_id>/organisers/<id:user_id>",
+        clubs.ClubOrganiserView.as_view(),
+        name="club-organiser",
+    ),
+    path(
+        "clubs/<id:club_id>/sign-up-link",
+        clubs.SignUpLinkView.as_view(),
+        name="club-sign-up-link",
+    ),
     path(
         "clubs/<id:club_id>/login-changes",
         clubs.LoginChangeListView.as_view(),

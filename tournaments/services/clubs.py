@@ -7,12 +7,14 @@ from collections.abc import Iterable
 
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
+from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.text import slugify
 
 from engine.bots import bot_levels
 from engine.registry import all_games
+from tournaments import sql
 from tournaments.models import Club, LoginLinkChange, Player
 from tournaments.services.base import ServiceError
 
@@ -26,6 +28,7 @@ def create_club(name: str, *, slug: str | None = None, organisers: Iterable[User
     if not slug:
         raise ServiceError(f"cannot make a slug of {name!r}: give one with letters", "slug")
     with transaction.atomic():
+        sql.lock_club_creation()  # after a first run deciding the install was empty
         if Club.objects.filter(slug=slug).exists():
             raise ServiceError(f"a club with the slug {slug!r} exists already", "slug")
         club = Club.objects.create(name=name, slug=slug)
@@ -174,6 +177,15 @@ def _new_login(username: str, password: str, email: str = "") -> User:
     username = (username or "").strip()
     if not username:
         raise ServiceError("a login needs a user name", "username")
+    try:
+        UnicodeUsernameValidator()(username)
+    except ValidationError:
+        raise ServiceError(
+            f"{username!r} cannot be a user name: use letters, digits and @ . + - _ only",
+            "username",
+        ) from None
+    if len(username) > 150:
+        raise ServiceError("a user name has at most 150 characters", "username")
     if User.objects.filter(username__iexact=username).exists():
         raise ServiceError(f"the user name {username!r} is taken: choose another", "username")
     _check_password(password, User(username=username, email=email))
@@ -199,10 +211,12 @@ def first_run(name: str, username: str, password: str, *, email: str = "") -> tu
     """The first-run page: the install's first club and its first organiser login.
 
     Refused once the install has a club, a superuser or an organiser (they set up the rest).
-    Two first runs at the very same moment are not serialised (there is no row to lock
-    yet): both would make a club, each with its own organiser, which the admin can tidy.
+    Serialised with every other creation of a club (:func:`tournaments.sql.lock_club_creation`):
+    of two first runs at once, or a first run and ``manage.py create_club``, the one that
+    comes second sees the club of the first and, if it is a first run, is refused.
     """
     with transaction.atomic():
+        sql.lock_club_creation()
         if not needs_first_run():
             raise ServiceError(
                 "this install is set up already: log in, or ask an organiser for a login"
@@ -282,4 +296,20 @@ def add_organiser(club: Club, user: User, *, by: User | None = None) -> User:
                 "user",
             )
         club.organisers.add(user)
+    return user
+
+
+def remove_organiser(club: Club, user: User, *, by: User | None = None) -> User:
+    """``user`` no longer organises ``club``; the club keeps at least one organiser."""
+    with transaction.atomic():
+        locked = Club.objects.select_for_update().get(pk=club.pk)
+        organisers = set(locked.organisers.values_list("pk", flat=True))
+        if user.pk not in organisers:
+            raise ServiceError(f"{user.get_username()} does not organise {club}", "user")
+        if organisers == {user.pk}:
+            raise ServiceError(
+                f"{user.get_username()} is the only organiser of {club}: add another first",
+                "user",
+            )
+        locked.organisers.remove(user)
     return user

@@ -21,6 +21,25 @@ SERIES_KIND_WORDS = {
 }
 
 
+def series_kinds(game: str) -> tuple[str, ...]:
+    """The series kinds ``game`` may be played as: the one its results are made for.
+
+    From the engine's declared ``default_series`` (each game's results have one shape,
+    RECORD.md: a winner, a loser or places), so the form, its script and the refusals
+    below never hold a list of their own.  ``KeyError`` for an unknown game.
+    """
+    return (get_game(game).default_series.kind,)
+
+
+def series_refusal(game: str, kind: str) -> str:
+    """Why ``game`` cannot be played as a series of ``kind``, in the organiser's words."""
+    allowed = " or ".join(SERIES_KIND_WORDS.get(k, k) for k in series_kinds(game))
+    return (
+        f"{get_game(game).name} is played as {allowed}, not"
+        f" {SERIES_KIND_WORDS.get(kind, kind)}: choose that series"
+    )
+
+
 def _series_format(
     value: SeriesFormat | Mapping[str, Any] | None, game: str, table_max: int
 ) -> SeriesFormat:
@@ -38,15 +57,13 @@ def _series_format(
                 ' (a first_to series may add "deal_limit": M)',
                 "series",
             ) from error
-    engine = get_game(game)
-    expected = engine.default_series.kind
-    if fmt.kind != expected:
+    (expected,) = series_kinds(game)
+    if fmt.kind not in series_kinds(game):
         # Each game's results have one shape (RECORD.md): a winner, a loser or
         # places; only the series kind made for that shape can score them.  The
         # words first, the API's code after (scored as …) for those who send JSON.
         raise ServiceError(
-            f"{engine.name} is played as {SERIES_KIND_WORDS[expected]}, not"
-            f" {SERIES_KIND_WORDS.get(fmt.kind, fmt.kind)}: choose that series"
+            f"{series_refusal(game, fmt.kind)}"
             f" (scored as {expected!r}; in the API give"
             f' {{"kind": "{expected}", "target": N}})',
             "series",

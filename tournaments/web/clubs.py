@@ -14,7 +14,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from tournaments import services
 from tournaments.forms import AddOrganiserForm, FirstRunForm, NewLoginPlayerForm, SignUpForm
@@ -126,20 +126,54 @@ def club_new_player(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "clubs/people.html", context)
 
 
-@require_POST
+def _confirm(request: HttpRequest, club: Club, question: str, button: str) -> HttpResponse:
+    """The question before a destructive action on the club's people (a plain form)."""
+    return render(
+        request,
+        "organise/confirm.html",
+        {
+            "subject": f"{club.name}: people",
+            "question": question,
+            "button": button,
+            "hidden": [(k, v) for k, v in request.GET.items() if k == "user"],
+            "back": reverse("club-people", args=[club.slug]),
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
 @login_required
 def club_signup_link(request: HttpRequest, slug: str, action: str) -> HttpResponseBase:
-    """Turn the club's sign-up link on with a new secret (``renew``), or off (``off``)."""
+    """Turn the club's sign-up link on with a new secret (``renew``), or off (``off``).
+
+    While a link is on, both ask first (GET): the link handed out stops working.
+    """
     club = _organised(request, slug)
+    if action not in ("renew", "off"):
+        raise Http404(f"there is no sign-up link action {action!r}")
+    if request.method == "GET":
+        if not club.signup_token:
+            return redirect("club-people", slug=club.slug)
+        if action == "renew":
+            question = (
+                f"Renew {club.name}'s sign-up link? The link handed out so far stops working:"
+                " only the new one lets people join."
+            )
+            return _confirm(request, club, question, "Renew the link")
+        question = f"Turn {club.name}'s sign-up link off? Nobody can join through it any more."
+        return _confirm(request, club, question, "Turn the link off")
     if action == "renew":
         services.renew_signup_link(club)
         messages.success(request, "The sign-up link is on. Any older link no longer works.")
-    elif action == "off":
+    else:
         services.close_signup_link(club)
         messages.success(request, "The sign-up link is off: nobody can join through it.")
-    else:
-        raise Http404(f"there is no sign-up link action {action!r}")
     return redirect("club-people", slug=club.slug)
+
+
+def _posted_user(request: HttpRequest) -> User | None:
+    raw = (request.POST if request.method == "POST" else request.GET).get("user", "")
+    return User.objects.filter(pk=int(raw)).first() if raw.isdecimal() else None
 
 
 @require_POST
@@ -147,8 +181,7 @@ def club_signup_link(request: HttpRequest, slug: str, action: str) -> HttpRespon
 def club_add_organiser(request: HttpRequest, slug: str) -> HttpResponseBase:
     """Make one of the club's logins an organiser of the club."""
     club = _organised(request, slug)
-    raw = request.POST.get("user", "")
-    user = User.objects.filter(pk=int(raw)).first() if raw.isdecimal() else None
+    user = _posted_user(request)
     if user is None:
         messages.error(request, "Choose the login to make an organiser.")
         return redirect("club-people", slug=club.slug)
@@ -158,6 +191,33 @@ def club_add_organiser(request: HttpRequest, slug: str) -> HttpResponseBase:
         messages.error(request, error.message)
     else:
         messages.success(request, f"{user.get_username()} now organises {club.name} too.")
+    return redirect("club-people", slug=club.slug)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def club_remove_organiser(request: HttpRequest, slug: str) -> HttpResponseBase:
+    """An organiser stops organising the club: asked first (GET), done on the POST."""
+    club = _organised(request, slug)
+    user = _posted_user(request)
+    if user is None or not club.organisers.filter(pk=user.pk).exists():
+        messages.error(request, "Choose one of the club's organisers.")
+        return redirect("club-people", slug=club.slug)
+    if request.method == "GET":
+        itself = " You will no longer organise it yourself." if user == request.user else ""
+        question = (
+            f"Remove {user.get_username()} from the organisers of {club.name}? They keep their"
+            f" login and their player, but can no longer run its tournaments.{itself}"
+        )
+        return _confirm(request, club, question, "Remove the organiser")
+    try:
+        services.remove_organiser(club, user, by=_signed_in(request))
+    except services.ServiceError as error:
+        messages.error(request, error.message)
+        return redirect("club-people", slug=club.slug)
+    messages.success(request, f"{user.get_username()} no longer organises {club.name}.")
+    if not services.is_organiser(request.user, club):
+        return redirect("home")
     return redirect("club-people", slug=club.slug)
 
 

@@ -1,5 +1,6 @@
 """The organiser's undo and edit (issue 20): edit or delete a tournament before it starts,
-withdraw a registration, forfeit or un-forfeit a series.
+withdraw or drop a registration, mark a player absent, forfeit or un-forfeit a series, seat
+a round again, give a seat back from its bot.
 
 Every destructive action goes through :func:`tournament_confirm`: a GET shows what will
 happen and asks (a plain form, no JavaScript); only its POST acts.
@@ -19,11 +20,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from tournaments import services
-from tournaments.forms import TournamentForm
-from tournaments.models import Player, Round, Tournament
+from tournaments.forms import ReseatForm, TournamentForm
+from tournaments.models import Player, Round, Table, TableSeat, Tournament
 from tournaments.services import queries
 from tournaments.services.access import organised_clubs
 from tournaments.web.common import game_defaults
+from tournaments.workers import clock
 
 
 def _organised(request: HttpRequest, tournament_id: int) -> Tournament:
@@ -149,7 +151,106 @@ def _delete(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
     return f"{name} is deleted.", reverse("home")
 
 
+def _drop_question(t: Tournament, data: Any) -> str:
+    who = _player(t, data.get("player", ""))
+    done = services.next_round_number(t) - 1
+    return (
+        f"Drop {who.name} from {t.name}? They keep their results so far, marked “dropped"
+        f" after round {done}” in the standings, and are not seated again."
+    )
+
+
+def _drop(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
+    who = _player(t, data.get("player", ""))
+    services.drop(t, who)
+    return f"{who.name} has dropped out of {t.name}.", _desk(t)
+
+
+def seated_round(t: Tournament) -> Round:
+    """The tournament's round seated and waiting to begin (a refusal if there is none)."""
+    round_ = Round.objects.filter(tournament=t).order_by("-number").first()
+    if round_ is None or round_.status != Round.Status.SEATED:
+        raise services.ServiceError("no round is seated and waiting to begin", "round")
+    return round_
+
+
+def _reseat_form(t: Tournament, data: Any) -> ReseatForm:
+    form = ReseatForm(data, players=Player.objects.filter(club=t.club))
+    if not form.is_valid():
+        errors = "; ".join(str(e) for errors in form.errors.values() for e in errors)
+        raise services.ServiceError(f"the round is not seated again: {errors}", "round")
+    return form
+
+
+def _reseat_question(t: Tournament, data: Any) -> str:
+    round_ = seated_round(t)
+    wishes = _reseat_form(t, data).constraints()
+    names = dict(Player.objects.filter(club=t.club).values_list("pk", "name"))
+    kept = [f"{names[a]} and {names[b]} kept apart" for a, b in wishes["apart"]]
+    kept += [f"{names[p]} at table {n}" for p, n in wishes["fixed"].items()]
+    return (
+        f"Seat round {round_.number} again? Every table is drawn anew"
+        f"{' (' + ', '.join(kept) + ')' if kept else ''}: the seating shown now, with the"
+        " swaps made in it, is lost."
+    )
+
+
+def _reseat(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
+    round_ = services.reseat(seated_round(t), **_reseat_form(t, data).constraints())
+    return f"Round {round_.number} is seated again.", _desk(t)
+
+
+def _table_seat(t: Tournament, data: Any) -> TableSeat:
+    raw = data.get("table_seat", "")
+    row = (
+        TableSeat.objects.filter(pk=int(raw), table__round__tournament=t)
+        .select_related("player", "table")
+        .first()
+        if raw.isdecimal()
+        else None
+    )
+    if row is None:
+        raise services.ServiceError("there is no such seat in this tournament", "table_seat")
+    return row
+
+
+def _handed_seat(t: Tournament, data: Any) -> TableSeat:
+    """The posted seat, which a bot plays at a table still in play (else nothing to give)."""
+    row = _table_seat(t, data)
+    if row.table.status == Table.Status.FINISHED:
+        raise services.ServiceError(
+            f"table {row.table.number} has finished: there is no seat to give back", "table_seat"
+        )
+    if not row.autoplay:
+        raise services.ServiceError(
+            f"{row.player.name} plays their own seat: no bot has it", "table_seat"
+        )
+    return row
+
+
+def _take_back_question(t: Tournament, data: Any) -> str:
+    row = _handed_seat(t, data)
+    return (
+        f"Give {row.player.name}'s seat at table {row.table.number} back? The bot stops playing"
+        f" it: from the next turn {row.player.name} plays it, on the clock."
+    )
+
+
+def _take_back(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
+    row = _handed_seat(t, data)
+    clock.take_back_seat(row, request.user)
+    return f"{row.player.name}'s seat is theirs again.", _desk(t)
+
+
 ACTIONS: dict[str, Action] = {
+    "drop": Action(_drop_question, _drop, "Drop them", ("player",)),
+    "reseat": Action(
+        _reseat_question,
+        _reseat,
+        "Seat the round again",
+        ("apart_a", "apart_b", "fixed_player", "fixed_table"),
+    ),
+    "take-back": Action(_take_back_question, _take_back, "Give the seat back", ("table_seat",)),
     "withdraw": Action(_withdraw_question, _withdraw, "Withdraw", ("player",)),
     "absent": Action(_absent_question, _absent, "Mark absent", ("player",)),
     "forfeit": Action(_forfeit_question, _forfeit, "Forfeit the series", ("player", "round")),
@@ -175,14 +276,18 @@ def tournament_confirm(request: HttpRequest, tournament_id: int, action: str) ->
     except services.ServiceError as error:
         messages.error(request, error.message)
         return redirect("tournament-manage", tournament_id=tournament.pk)
+    except PermissionDenied as error:  # a use case's own refusal (the clock's seats)
+        messages.error(request, str(error))
+        return redirect("tournament-manage", tournament_id=tournament.pk)
     return render(
         request,
         "organise/confirm.html",
         {
-            "tournament": tournament,
+            "subject": tournament.name,
             "question": question,
             "button": chosen.button,
             "hidden": [(name, data.get(name, "")) for name in chosen.fields],
+            "back": _desk(tournament),
         },
     )
 
@@ -206,6 +311,7 @@ def _initial(tournament: Tournament) -> dict[str, Any]:
         "timeouts_to_bot": tournament.timeouts_to_bot,
         "duplicate_deals": tournament.duplicate_deals,
         "timeout_forfeits": tournament.timeout_forfeits,
+        "first_turn_grace": tournament.first_turn_grace,
     }
 
 

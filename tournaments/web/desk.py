@@ -2,7 +2,8 @@
 
 Organiser pages post to :func:`tournament_command`, which calls the use cases of
 :mod:`tournaments.services` (or :mod:`tournaments.services.desk` for those of several steps)
-and reports their errors as they say them.
+and reports their errors as they say them.  The destructive ones (drop, seat again, give a
+seat back, withdraw, forfeit…) are not here: they ask first (:mod:`tournaments.web.corrections`).
 """
 
 from __future__ import annotations
@@ -46,8 +47,7 @@ from tournaments.web.common import (
     tournament_stream_url,
     wants_fragment,
 )
-from tournaments.web.corrections import corrections_context
-from tournaments.workers import clock
+from tournaments.web.corrections import corrections_context, seated_round
 
 
 def _require_organiser(request: HttpRequest, club: Club) -> None:
@@ -238,12 +238,6 @@ def _cmd_check_in_all(request: HttpRequest, tournament: Tournament) -> str:
     return f"Checked in {len(done)} player(s) for round {number}."
 
 
-def _cmd_drop(request: HttpRequest, tournament: Tournament) -> str:
-    player = _posted_player(request, tournament)
-    services.drop(tournament, player)
-    return f"{player.name} has dropped out of {tournament.name}."
-
-
 def _cmd_start_round(request: HttpRequest, tournament: Tournament) -> str | HttpResponseBase:
     form = StartRoundForm(request.POST)
     auto = form.is_valid() and bool(form.cleaned_data.get("auto_check_in"))
@@ -258,7 +252,7 @@ def _cmd_start_round(request: HttpRequest, tournament: Tournament) -> str | Http
 
 def _cmd_seat_late(request: HttpRequest, tournament: Tournament) -> str:
     """Seat the late check-ins of the seated round (or the one posted) without moving others."""
-    round_ = _seated(tournament)
+    round_ = seated_round(tournament)
     player = _posted_player(request, tournament) if request.POST.get("player") else None
     where = services.seat_late(round_, player)
     return " ".join(
@@ -270,46 +264,17 @@ def _cmd_seat_late(request: HttpRequest, tournament: Tournament) -> str:
     )
 
 
-def _seated(tournament: Tournament) -> Round:
-    round_ = Round.objects.filter(tournament=tournament).order_by("-number").first()
-    if round_ is None or round_.status != Round.Status.SEATED:
-        raise services.ServiceError("no round is seated and waiting to begin", "round")
-    return round_
-
-
 def _cmd_swap(request: HttpRequest, tournament: Tournament) -> str:
-    round_ = _seated(tournament)
+    round_ = seated_round(tournament)
     a = _posted_player(request, tournament, "a")
     b = _posted_player(request, tournament, "b")
     services.swap_players(round_, a, b)
     return f"Swapped {a.name} and {b.name} in round {round_.number}."
 
 
-def _cmd_reseat(request: HttpRequest, tournament: Tournament) -> str:
-    round_ = _seated(tournament)
-    players = Player.objects.filter(club=tournament.club)
-    form = ReseatForm(request.POST, players=players)
-    if not form.is_valid():
-        errors = "; ".join(str(e) for errors in form.errors.values() for e in errors)
-        raise services.ServiceError(f"the round is not seated again: {errors}", "round")
-    round_ = services.reseat(round_, **form.constraints())
-    return f"Round {round_.number} is seated again."
-
-
 def _cmd_begin_round(request: HttpRequest, tournament: Tournament) -> str:
-    round_ = services.begin_round(_seated(tournament))
+    round_ = services.begin_round(seated_round(tournament))
     return f"Round {round_.number} has begun: the first deals are on the tables."
-
-
-def _cmd_take_back(request: HttpRequest, tournament: Tournament) -> str:
-    raw = request.POST.get("table_seat", "")
-    row = TableSeat.objects.filter(
-        pk=int(raw) if raw.isdecimal() else 0, table__round__tournament=tournament
-    ).first()
-    if row is None:
-        raise services.ServiceError("there is no such seat in this tournament", "table_seat")
-    clock.take_back_seat(row, request.user)
-    return f"{row.player.name}'s seat is theirs again."
 
 
 COMMANDS: dict[str, Command] = {
@@ -317,13 +282,10 @@ COMMANDS: dict[str, Command] = {
     "add-player": _cmd_add_player,
     "check-in": _cmd_check_in,
     "check-in-all": _cmd_check_in_all,
-    "drop": _cmd_drop,
     "start-round": _cmd_start_round,
     "swap": _cmd_swap,
-    "reseat": _cmd_reseat,
     "begin-round": _cmd_begin_round,
     "seat-late": _cmd_seat_late,
-    "take-back": _cmd_take_back,
 }
 
 

@@ -8,11 +8,17 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    HttpResponseNotAllowed,
+)
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods
 
 from engine.series import SeriesFormat
 from engine.series import scores as series_scores
@@ -75,19 +81,55 @@ def _my_entry(request: HttpRequest, tournament: Tournament) -> dict[str, Any]:
     }
 
 
-@require_POST
+def _withdraw_question(tournament: Tournament, me: Player) -> str:
+    if services.next_round_number(tournament) == 1:
+        return (
+            f"Withdraw from {tournament.name}? Your registration is deleted: you leave the"
+            " standings, and you can register again while round 1 has not begun."
+        )
+    return (
+        f"Withdraw from {tournament.name}? Round 1 has begun, so you drop out: your results"
+        " stay, marked dropped, and you are not seated again."
+    )
+
+
+@require_http_methods(["GET", "POST"])
 @login_required
 def tournament_my_entry(request: HttpRequest, tournament_id: int, action: str) -> HttpResponseBase:
-    """A player registers, withdraws or checks in for the next round themselves."""
+    """A player registers, withdraws or checks in for the next round themselves.
+
+    Withdrawing asks first: its GET is the question (a plain form, no JavaScript needed),
+    its POST withdraws.  The others are POSTs only.
+    """
     tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=tournament_id)
     user = request.user
     assert isinstance(user, User)  # login_required
+    if request.method == "GET" and action != "withdraw":
+        return HttpResponseNotAllowed(["POST"])
     me = Player.objects.filter(club=tournament.club, user=user).first()
     if me is None:
         messages.error(
             request, f"Your login plays for no one in {tournament.club}: ask an organiser."
         )
         return redirect("tournament", tournament_id=tournament.pk)
+    if request.method == "GET":
+        entered = Registration.objects.filter(
+            tournament=tournament, player=me, dropped_after__isnull=True
+        ).exists()
+        if not entered:
+            messages.error(request, f"You are not registered in {tournament.name}.")
+            return redirect("tournament", tournament_id=tournament.pk)
+        return render(
+            request,
+            "organise/confirm.html",
+            {
+                "tournament": tournament,
+                "question": _withdraw_question(tournament, me),
+                "button": "Withdraw",
+                "hidden": [],
+                "back": reverse("tournament", args=[tournament.pk]),
+            },
+        )
     try:
         if action == "register":
             services.register(tournament, me)

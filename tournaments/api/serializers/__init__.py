@@ -10,13 +10,18 @@ import.
 
 from tournaments.api.serializers.clubs import (
     ClientSeedSerializer,
+    ClubCreateSerializer,
     ClubSerializer,
     LoginLinkChangeSerializer,
+    LoginPlayerCreateSerializer,
+    LoginPlayerSerializer,
     MeSerializer,
+    OrganiserSerializer,
     PlayerCreateSerializer,
     PlayerLoginSerializer,
     PlayerSerializer,
     PreferencesSerializer,
+    SignUpLinkSerializer,
     TokenCreatedSerializer,
     TokenCreateSerializer,
     TokenSerializer,
@@ -60,6 +65,11 @@ from tournaments.api.serializers.tournaments import (
 
 __all__ = [
     "GAME_IDS",
+    "ClubCreateSerializer",
+    "LoginPlayerCreateSerializer",
+    "LoginPlayerSerializer",
+    "OrganiserSerializer",
+    "SignUpLinkSerializer",
     "ActionResultSerializer",
     "ActionSerializer",
     "CauseSerializer",

@@ -72,6 +72,62 @@ class PlayerCreateSerializer(serializers.Serializer[Any]):
     )
 
 
+def _new_password(help_text: str) -> serializers.CharField:
+    """A new login's password, optional, taken as typed (no trimming), never answered."""
+    return serializers.CharField(
+        max_length=128,
+        required=False,
+        default="",
+        allow_blank=True,
+        trim_whitespace=False,
+        write_only=True,
+        help_text=help_text,
+    )
+
+
+class ClubCreateSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField(max_length=120)
+    organiser = serializers.CharField(
+        max_length=150,
+        help_text="The user name of its first organiser: an existing login, or a new one"
+        " made with `password`.",
+    )
+    password = _new_password("The new login's password (not used for an existing login).")
+
+
+class LoginPlayerCreateSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField(max_length=80, help_text="The player's name in the club.")
+    username = serializers.CharField(max_length=150, help_text="The new login's user name.")
+    password = _new_password("Empty or left out: one is made up and answered once, to hand out.")
+
+
+class LoginPlayerSerializer(PlayerSerializer):
+    """A player just created with a new login, and the login to hand out."""
+
+    username = serializers.CharField(read_only=True, help_text="The new login's user name.")
+    password = serializers.CharField(
+        read_only=True,
+        allow_null=True,
+        help_text="The made-up password, answered this once (null: the one you sent).",
+    )
+
+    class Meta(PlayerSerializer.Meta):
+        fields = [*PlayerSerializer.Meta.fields, "username", "password"]
+        read_only_fields = fields
+
+
+class OrganiserSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField(read_only=True, help_text="The login's id.")
+    username = serializers.CharField(max_length=150)
+
+
+class SignUpLinkSerializer(serializers.Serializer[Any]):
+    on = serializers.BooleanField(read_only=True)
+    url = serializers.CharField(
+        read_only=True, allow_null=True, help_text="The link to send round (null while off)."
+    )
+
+
 class PlayerLoginSerializer(serializers.Serializer[Any]):
     username = serializers.CharField(
         max_length=150,

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
@@ -17,25 +18,56 @@ from rest_framework.views import APIView
 from engine.registry import game_ids
 from tournaments import services, standings
 from tournaments.api.pagination import Pagination
-from tournaments.api.permissions import require_organiser
-from tournaments.api.problems import Refused
+from tournaments.api.permissions import require_organiser, signed_in
+from tournaments.api.problems import Forbidden, Refused
 from tournaments.api.serializers import (
     GAME_IDS,
+    ClubCreateSerializer,
     ClubSerializer,
     LoginLinkChangeSerializer,
+    LoginPlayerCreateSerializer,
+    LoginPlayerSerializer,
+    OrganiserSerializer,
     PlayerCreateSerializer,
     PlayerLoginSerializer,
     PlayerSerializer,
     RatingSerializer,
+    SignUpLinkSerializer,
 )
 from tournaments.api.views.common import get_or_404, paginate, positive_query
 from tournaments.models import Club, LoginLinkChange, Player
 
 
-@extend_schema(summary="Clubs", tags=["clubs"])
 class ClubListView(generics.ListAPIView[Club]):
     queryset = Club.objects.order_by("name", "id")
     serializer_class = ClubSerializer
+
+    @extend_schema(summary="Clubs", tags=["clubs"])
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Create a club and its first organiser (superusers)",
+        description="The organiser is an existing login (its password unchanged) or a new"
+        " one made with `password`, as `manage.py create_club` does. An empty install's"
+        " first club is made on the first-run page, /welcome.",
+        request=ClubCreateSerializer,
+        responses={201: ClubSerializer},
+        tags=["clubs"],
+    )
+    def post(self, request: Request) -> Response:
+        user = signed_in(request)
+        if not user.is_superuser:
+            raise Forbidden("only an administrator (a superuser) may create a club")
+        body = ClubCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        club, _ = services.create_club_with_organiser(
+            data["name"], data["organiser"], data["password"]
+        )
+        return Response(
+            ClubSerializer(club).data, status=201, headers={"Location": f"/api/v1/clubs/{club.pk}"}
+        )
 
 
 @extend_schema(summary="One club", tags=["clubs"])
@@ -173,3 +205,127 @@ class RatingsView(APIView):
             for rank, (player, rating) in enumerate(board, start=1)
         ]
         return paginate(self, request, items, lambda page: page)
+
+
+# -- an organiser's club: logins, organisers, the sign-up link (issue 20) ----------------------
+
+
+def _organised_club(request: Request, club_id: int) -> tuple[Club, User]:
+    club = get_or_404(Club.objects.all(), club_id, "club")
+    return club, require_organiser(request, club)
+
+
+class ClubPlayersView(APIView):
+    @extend_schema(
+        summary="Create a person of the club with a new login (its organisers)",
+        description="The login's password is the one sent, or one made up and answered"
+        " this once (`password`), to hand out. As the club's people page does.",
+        request=LoginPlayerCreateSerializer,
+        responses={201: LoginPlayerSerializer},
+        tags=["clubs"],
+    )
+    def post(self, request: Request, club_id: int) -> Response:
+        club, organiser = _organised_club(request, club_id)
+        body = LoginPlayerCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        player, password = services.add_player_with_login(
+            club, data["name"], data["username"], password=data["password"], by=organiser
+        )
+        answer = dict(PlayerSerializer(player).data)
+        answer["username"] = player.user.get_username() if player.user else ""
+        answer["password"] = None if data["password"] else password
+        return Response(answer, status=201, headers={"Location": f"/api/v1/players/{player.pk}"})
+
+
+def _organisers(club: Club) -> list[dict[str, Any]]:
+    return [
+        {"id": user.pk, "username": user.get_username()}
+        for user in club.organisers.order_by("username", "id")
+    ]
+
+
+class ClubOrganisersView(APIView):
+    @extend_schema(
+        summary="The club's organisers (its organisers)",
+        responses=OrganiserSerializer(many=True),
+        tags=["clubs"],
+    )
+    def get(self, request: Request, club_id: int) -> Response:
+        club, _ = _organised_club(request, club_id)
+        return Response(_organisers(club))
+
+    @extend_schema(
+        summary="Make a login of the club an organiser (its organisers)",
+        description="The login must play for a player of the club; answers the organisers.",
+        request=OrganiserSerializer,
+        responses={201: OrganiserSerializer(many=True)},
+        tags=["clubs"],
+    )
+    def post(self, request: Request, club_id: int) -> Response:
+        club, organiser = _organised_club(request, club_id)
+        body = OrganiserSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        username = body.validated_data["username"]
+        user = User.objects.filter(username=username).first()
+        if user is None:
+            raise Refused(f"there is no login {username!r}", "username")
+        services.add_organiser(club, user, by=organiser)
+        return Response(_organisers(club), status=201)
+
+
+class ClubOrganiserView(APIView):
+    @extend_schema(
+        summary="A login stops organising the club (its organisers)",
+        description="Refused (422) for the club's last organiser.",
+        responses={204: None},
+        tags=["clubs"],
+    )
+    def delete(self, request: Request, club_id: int, user_id: int) -> Response:
+        club, organiser = _organised_club(request, club_id)
+        user = club.organisers.filter(pk=user_id).first()
+        if user is None:
+            raise NotFound(f"login {user_id} does not organise {club.name}")
+        services.remove_organiser(club, user, by=organiser)
+        return Response(status=204)
+
+
+def _signup_link(request: Request, club: Club) -> dict[str, Any]:
+    if not club.signup_token:
+        return {"on": False, "url": None}
+    path = reverse("sign-up", args=[club.signup_token])
+    return {"on": True, "url": request.build_absolute_uri(path)}
+
+
+class SignUpLinkView(APIView):
+    @extend_schema(
+        summary="The club's sign-up link (its organisers)",
+        responses=SignUpLinkSerializer,
+        tags=["clubs"],
+    )
+    def get(self, request: Request, club_id: int) -> Response:
+        club, _ = _organised_club(request, club_id)
+        return Response(_signup_link(request, club))
+
+    @extend_schema(
+        summary="Turn the sign-up link on with a new secret (its organisers)",
+        description="Whoever opens the link makes their own login and player in the club;"
+        " an older link stops working.",
+        request=None,
+        responses={201: SignUpLinkSerializer},
+        tags=["clubs"],
+    )
+    def post(self, request: Request, club_id: int) -> Response:
+        club, _ = _organised_club(request, club_id)
+        services.renew_signup_link(club)
+        return Response(_signup_link(request, club), status=201)
+
+    @extend_schema(
+        summary="Turn the sign-up link off (its organisers)",
+        responses={204: None},
+        tags=["clubs"],
+    )
+    def delete(self, request: Request, club_id: int) -> Response:
+        club, _ = _organised_club(request, club_id)
+        services.close_signup_link(club)
+        return Response(status=204)

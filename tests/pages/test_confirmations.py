@@ -1,0 +1,184 @@
+"""Every destructive action asks first (issue 20): its button opens a question (a plain GET
+page, no JavaScript needed) that changes nothing; only the question's own form acts."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.utils.html import escape
+
+from tests.factories import PageWorld
+from tournaments import services
+from tournaments.models import Registration, Round, Table, TableSeat, Tournament
+
+pytestmark = pytest.mark.django_db
+
+
+def _night(world: PageWorld, game: str = "give_away", **settings: object) -> Tournament:
+    tournament = services.create_tournament(
+        world.club, "Club Night", game, 2, table_min=2, table_max=3, **settings
+    )
+    for player in [world.player, *world.bots[:3]]:
+        services.register(tournament, player)
+    return tournament
+
+
+def _asks(client: object, url: str, words: str) -> str:
+    """The question page at ``url``: it names what will happen and posts to itself."""
+    answer = client.get(url)  # type: ignore[attr-defined]
+    assert answer.status_code == 200, url
+    page: str = answer.content.decode()
+    assert escape(words) in page and 'id="confirm-form"' in page and "Cancel" in page
+    assert 'action="' not in page.split('id="confirm-form"')[1].split(">")[0]
+    return page
+
+
+def test_the_desk_offers_no_destructive_action_without_its_question(world: PageWorld) -> None:
+    tournament = _night(world)
+    services.start_round(tournament, auto_check_in=True)
+    page = world.client(world.organiser).get(f"/tournaments/{tournament.pk}/manage").content
+    posted = set(re.findall(rb'method="post" action="/tournaments/\d+/manage/([\w-]+)"', page))
+    assert posted <= {
+        b"register",
+        b"add-player",
+        b"check-in",
+        b"check-in-all",
+        b"start-round",
+        b"swap",
+        b"begin-round",
+        b"seat-late",
+    }, posted
+    assert f"/tournaments/{tournament.pk}/confirm/drop?player=".encode() in page
+    assert f'action="/tournaments/{tournament.pk}/confirm/reseat"'.encode() in page
+    for gone in ("drop", "reseat", "take-back"):
+        answer = world.client(world.organiser).post(
+            f"/tournaments/{tournament.pk}/manage/{gone}", {"player": world.player.pk}
+        )
+        assert answer.status_code == 404, gone
+
+
+def test_drop_asks_first_and_the_question_changes_nothing(world: PageWorld) -> None:
+    tournament = _night(world)
+    org = world.client(world.organiser)
+    url = f"/tournaments/{tournament.pk}/confirm/drop?player={world.bots[0].pk}"
+    _asks(org, url, "Drop Bot 0 from Club Night? They keep their results so far")
+    assert Registration.objects.get(player=world.bots[0]).dropped_after is None
+    done = org.post(url.split("?")[0], {"player": world.bots[0].pk}, follow=True)
+    assert "Bot 0 has dropped out of Club Night." in done.content.decode()
+    assert Registration.objects.get(player=world.bots[0]).dropped_after == 0
+
+
+def test_seat_again_asks_first_naming_the_wishes_and_keeps_the_seating_until_confirmed(
+    world: PageWorld,
+) -> None:
+    tournament = _night(world)
+    round_ = services.start_round(tournament, auto_check_in=True)
+    before = sorted(TableSeat.objects.filter(table__round=round_).values_list("player", "table"))
+    org = world.client(world.organiser)
+    wishes = f"apart_a={world.bots[0].pk}&apart_b={world.bots[1].pk}&fixed_player=&fixed_table="
+    page = _asks(
+        org,
+        f"/tournaments/{tournament.pk}/confirm/reseat?{wishes}",
+        "Seat round 1 again? Every table is drawn anew (Bot 0 and Bot 1 kept apart)",
+    )
+    assert f'name="apart_a" value="{world.bots[0].pk}"' in page
+    after = sorted(TableSeat.objects.filter(table__round=round_).values_list("player", "table"))
+    assert after == before
+    bad = org.get(
+        f"/tournaments/{tournament.pk}/confirm/reseat?apart_a={world.bots[0].pk}", follow=True
+    ).content.decode()
+    assert "Choose both players to keep apart." in bad
+    done = org.post(
+        f"/tournaments/{tournament.pk}/confirm/reseat",
+        {"apart_a": world.bots[0].pk, "apart_b": world.bots[1].pk},
+        follow=True,
+    )
+    assert "Round 1 is seated again." in done.content.decode()
+
+
+def test_giving_a_seat_back_asks_first(world: PageWorld) -> None:
+    tournament = _night(world, turn_seconds=30, timeouts_to_bot=1)
+    services.begin_round(services.start_round(tournament, auto_check_in=True))
+    row = TableSeat.objects.get(table__round__tournament=tournament, player=world.player)
+    row.autoplay, row.timeouts_in_a_row = True, 1
+    row.save()
+    org = world.client(world.organiser)
+    desk = org.get(f"/tournaments/{tournament.pk}/manage").content.decode()
+    url = f"/tournaments/{tournament.pk}/confirm/take-back?table_seat={row.pk}"
+    assert url in desk
+    _asks(org, url, f"Give Ann's seat at table {row.table.number} back? The bot stops playing")
+    row.refresh_from_db()
+    assert row.autoplay
+    done = org.post(url.split("?")[0], {"table_seat": row.pk}, follow=True)
+    assert escape("Ann's seat is theirs again.") in done.content.decode()
+    row.refresh_from_db()
+    assert not row.autoplay
+    again = org.get(url, follow=True).content.decode()  # nothing left to give back
+    assert escape("Ann plays their own seat: no bot has it") in again
+    row.autoplay = True
+    row.save()
+    Table.objects.filter(pk=row.table_id).update(status=Table.Status.FINISHED)
+    over = org.post(url.split("?")[0], {"table_seat": row.pk}, follow=True).content.decode()
+    assert "has finished: there is no seat to give back" in over
+    row.refresh_from_db()
+    assert row.autoplay
+
+
+def test_a_players_own_withdrawal_asks_first(world: PageWorld) -> None:
+    tournament = _night(world)
+    ann = world.client(world.person)
+    url = f"/tournaments/{tournament.pk}/me/withdraw"
+    assert f'href="{url}"' in ann.get(f"/tournaments/{tournament.pk}/").content.decode()
+    _asks(ann, url, "Withdraw from Club Night? Your registration is deleted")
+    assert Registration.objects.filter(tournament=tournament, player=world.player).exists()
+    assert ann.get(f"/tournaments/{tournament.pk}/me/register").status_code == 405
+    ann.post(url)
+    assert not Registration.objects.filter(tournament=tournament, player=world.player).exists()
+    gone = ann.get(url, follow=True).content.decode()  # nothing left to ask about
+    assert "You are not registered in Club Night." in gone and 'id="confirm-form"' not in gone
+
+
+def test_renewing_or_turning_off_the_sign_up_link_asks_first(world: PageWorld) -> None:
+    org = world.client(world.organiser)
+    base = f"/clubs/{world.club.slug}/sign-up-link"
+    org.post(f"{base}/renew")  # making the first link destroys nothing: no question
+    world.club.refresh_from_db()
+    token = world.club.signup_token
+    assert token
+    people = org.get(f"/clubs/{world.club.slug}/people").content.decode()
+    assert f'href="{base}/renew"' in people and f'href="{base}/off"' in people
+    _asks(org, f"{base}/renew", "The link handed out so far stops working")
+    _asks(org, f"{base}/off", "Nobody can join through it any more.")
+    world.club.refresh_from_db()
+    assert world.club.signup_token == token
+    org.post(f"{base}/off")
+    world.club.refresh_from_db()
+    assert world.club.signup_token == ""
+
+
+def test_removing_an_organiser_asks_first_and_keeps_one_organiser(world: PageWorld) -> None:
+    org = world.client(world.organiser)
+    services.add_organiser(world.club, world.person)
+    url = f"/clubs/{world.club.slug}/people/organisers/remove"
+    people = org.get(f"/clubs/{world.club.slug}/people").content.decode()
+    assert f"{url}?user={world.person.pk}" in people
+    _asks(org, f"{url}?user={world.person.pk}", "Remove ann from the organisers of Test Club?")
+    assert world.club.organisers.filter(pk=world.person.pk).exists()
+    done = org.post(url, {"user": world.person.pk}, follow=True).content.decode()
+    assert "ann no longer organises Test Club." in done
+    assert not world.club.organisers.filter(pk=world.person.pk).exists()
+    last = org.post(url, {"user": world.organiser.pk}, follow=True).content.decode()
+    assert "olga is the only organiser of Test Club: add another first" in last
+    assert list(world.club.organisers.all()) == [User.objects.get(username="olga")]
+
+
+def test_the_questions_of_a_round_refused_go_back_to_the_desk_with_the_reason(
+    world: PageWorld,
+) -> None:
+    tournament = _night(world)
+    org = world.client(world.organiser)
+    answer = org.get(f"/tournaments/{tournament.pk}/confirm/reseat", follow=True)
+    assert "no round is seated and waiting to begin" in answer.content.decode()
+    assert not Round.objects.filter(tournament=tournament).exists()
