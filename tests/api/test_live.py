@@ -106,15 +106,15 @@ def test_three_example_clients_play_a_whole_old_maid_game_over_http(
     )
     summaries = [out[0] for out in outputs]
     assert sorted(s["seat"] for s in summaries) == [0, 1, 2]
-    assert all(s["game"] == game and s["result"] is not None for s in summaries)
+    assert all(s["game_id"] == game and s["result"] is not None for s in summaries)
     status, view = call(wsgi.url, "GET", f"/api/v1/games/{game}")
     assert status == 200 and view["status"] == "over"
-    draws = sum(s["moves"] for s in summaries)
+    draws = sum(s["move_count"] for s in summaries)
     status, record = call(wsgi.url, "GET", f"/api/v1/games/{game}/record")
     assert status == 200 and len(record["moves"]) >= draws > 0
     status, checked = call(wsgi.url, "POST", "/api/v1/records/verify", record)
     assert status == 200 and checked["valid"] and checked["shuffle_verified"]
-    print(f"old maid game {game}: {draws} draws by 3 example clients, result {view['outcome']}")
+    print(f"old maid game {game}: {draws} draws by 3 example clients, result {view['result']}")
 
 
 def test_an_example_client_plays_a_series_against_bots_under_asgi(
@@ -128,11 +128,11 @@ def test_an_example_client_plays_a_series_against_bots_under_asgi(
     )
     # The bots moved inside the server, right after each of Dan's moves.
     games = call(asgi.url, "GET", f"/api/v1/games?tournament={tournament}")[1]["results"]
-    assert [s["game"] for s in summaries] == sorted(g["id"] for g in games)
+    assert [s["game_id"] for s in summaries] == sorted(g["id"] for g in games)
     # Each finished game's view named the next deal, which the client went on with.
-    assert [s["next_game"] for s in summaries] == [s["game"] for s in summaries[1:]] + [None]
+    assert [s["next_game_id"] for s in summaries] == [s["game_id"] for s in summaries[1:]] + [None]
     assert all(g["status"] == "over" for g in games)
-    assert all(s["moves"] > 0 and s["player"] == "dan" for s in summaries)
+    assert all(s["move_count"] > 0 and s["player"] == "dan" for s in summaries)
     status, body = call(asgi.url, "GET", f"/api/v1/tournaments/{tournament}")
     assert status == 200 and body["status"] == "finished"
     status, standings = call(asgi.url, "GET", f"/api/v1/tournaments/{tournament}/standings")

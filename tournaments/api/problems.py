@@ -381,7 +381,9 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
             first = errors[0] if errors else {"field": "", "detail": "invalid input"}
             field = first["field"] or None
             detail = f"{first['field']}: {first['detail']}" if field else first["detail"]
-            return answer(slug, detail, field=field, extra={"errors": errors})
+            # The whole body at fault is field null, as the problem's own "field" says it.
+            listed = [{"field": e["field"] or None, "detail": e["detail"]} for e in errors]
+            return answer(slug, detail, field=field, extra={"errors": listed})
         if isinstance(exc, exceptions.MethodNotAllowed):
             view = context.get("view")
             if view is not None:

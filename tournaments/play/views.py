@@ -148,11 +148,13 @@ def _shown_events(
             event.payload if revealed else shown_event(engine, event.payload, before, state, seat)
         )
         item = {
+            "game": game.kind,
             "sequence": event.sequence,
             "type": event.type,
             "version": event.version,
             "payload": payload,
-            "cause": {"kind": event.cause_kind, "id": event.cause_id},
+            # No id is null, not "" (the API's one rule for a missing value).
+            "cause": {"kind": event.cause_kind, "id": event.cause_id or None},
             "recorded_at": event.recorded_at.isoformat(),
         }
         if views:

@@ -12,12 +12,17 @@ from engine.registry import game_ids
 #: registry each time (:func:`engine.registry.game_ids`), so a game registered later counts.
 GAME_IDS = game_ids()
 
+#: What ``bot`` means wherever a player or a seat shows it (one name: docs/api.md, "Names").
+BOT_HELP = "The bot's level ('random', 'heuristic', ...) for a bot; null for a person."
+
 
 # -- problems --------------------------------------------------------------------------------------
 
 
 class FieldErrorSerializer(serializers.Serializer[Any]):
-    field = serializers.CharField(help_text="The field at fault ('' for the whole body).")
+    field = serializers.CharField(
+        allow_null=True, help_text="The field at fault (null for the whole body)."
+    )
     detail = serializers.CharField()
 
 

@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from tournaments.api.serializers.common import BOT_HELP
 from tournaments.api.serializers.tournaments import TableSummarySerializer
 from tournaments.models import Game, Table
 from tournaments.play.context import GameContext, table_id_of
 
 
+class DeadlineSerializer(serializers.Serializer[Any]):
+    """When one waited-for seat's time runs out."""
+
+    seat = serializers.IntegerField()
+    at = serializers.DateTimeField()
+
+
+def deadline_list(deadlines: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The stored ``{"<seat>": iso}`` deadlines as the API shows them: a list in seat order."""
+    return [{"seat": int(seat), "at": deadlines[seat]} for seat in sorted(deadlines, key=int)]
+
+
 class GameSummarySerializer(serializers.ModelSerializer[Game]):
+    game = serializers.CharField(source="kind", read_only=True, help_text="The engine id.")
     tournament = serializers.SerializerMethodField()
     round = serializers.SerializerMethodField()
     table = serializers.SerializerMethodField()
@@ -19,15 +35,22 @@ class GameSummarySerializer(serializers.ModelSerializer[Game]):
     players = serializers.ListField(child=serializers.CharField(), read_only=True)
     to_act = serializers.ListField(child=serializers.IntegerField(), read_only=True)
     waiting_for = serializers.ListField(child=serializers.IntegerField(), read_only=True)
-    deadlines = serializers.DictField(child=serializers.CharField(), read_only=True)
+    deadlines = serializers.SerializerMethodField(
+        help_text="When each waited-for seat's time runs out ([] without a clock)."
+    )
     result = serializers.JSONField(read_only=True, allow_null=True)
-    seed = serializers.SerializerMethodField(help_text="The shuffle's seed, once the game is over.")
+    commitment = serializers.SerializerMethodField(
+        help_text="SHA-256 of the shuffle's seed (null for an imported game without one)."
+    )
+    seed = serializers.SerializerMethodField(
+        help_text="The shuffle's seed, once the game is over (null before)."
+    )
 
     class Meta:
         model = Game
         fields = [
             "id",
-            "kind",
+            "game",
             "seats",
             "dealer",
             "players",
@@ -67,8 +90,15 @@ class GameSummarySerializer(serializers.ModelSerializer[Game]):
     def get_game_number(self, game: Game) -> int | None:
         return self._from_context(game, "game_number")
 
-    def get_seed(self, game: Game) -> str:
-        return game.seed if game.is_over else ""
+    @extend_schema_field(DeadlineSerializer(many=True))
+    def get_deadlines(self, game: Game) -> list[dict[str, Any]]:
+        return deadline_list(game.deadlines or {})
+
+    def get_commitment(self, game: Game) -> str | None:
+        return game.commitment or None
+
+    def get_seed(self, game: Game) -> str | None:
+        return (game.seed or None) if game.is_over else None
 
 
 class TableSerializer(TableSummarySerializer):
@@ -112,64 +142,88 @@ class TableSerializer(TableSummarySerializer):
         return list(GameSummarySerializer(self.context.get("games", []), many=True).data)
 
 
-class SeatContextSerializer(serializers.Serializer[Any]):
-    player = serializers.IntegerField(allow_null=True)
+class SittingSerializer(serializers.Serializer[Any]):
+    """Who sits at one seat of a game: the shape of a table's ``sitting`` entries."""
+
+    seat = serializers.IntegerField()
+    player = serializers.IntegerField(allow_null=True, help_text="The player's id (null: none).")
     name = serializers.CharField()
-    bot = serializers.CharField(allow_null=True)
+    bot = serializers.CharField(allow_null=True, help_text=BOT_HELP)
+    autoplay = serializers.BooleanField(
+        required=False, help_text="Whether the seat's player handed it to a bot (or timed out)."
+    )
 
 
 class GameViewSerializer(serializers.Serializer[Any]):
-    """A game as the caller may see it (the engine's view plus the service's facts).
+    """A game as the caller may see it: the keys every game's view has.
 
-    Each game adds its own table keys (hands, piles, tricks...): see docs/rules/.
-    While the game runs, nothing hidden from the caller is here; once it is over,
-    ``hidden``, ``deck`` and ``seed`` show everything.
+    Each game adds its own table keys (hands, piles, tricks...), typed per game in the
+    schema (``GameView`` is a ``oneOf`` by ``game``: tournaments/api/schema.py, from
+    each game's declarations in engine/games/).  While the game runs, nothing hidden
+    from the caller is here; once it is revealed, ``hidden``, ``deck`` and ``seed``
+    show everything.
     """
 
     game = serializers.CharField(help_text="The engine id.")
-    game_id = serializers.IntegerField()
+    id = serializers.IntegerField(help_text="The game's id.")
     role = serializers.ChoiceField(choices=["seat", "spectator", "organiser"])
     seat = serializers.IntegerField(allow_null=True, help_text="The caller's seat, or null.")
-    viewer = serializers.IntegerField(allow_null=True)
     status = serializers.ChoiceField(choices=Game.Status.choices)
-    sequence = serializers.IntegerField()
-    players = serializers.ListField(child=serializers.CharField())
-    to_act = serializers.ListField(child=serializers.IntegerField())
-    waiting_for = serializers.ListField(child=serializers.IntegerField())
+    sequence = serializers.IntegerField(
+        help_text="The number of the game's last event: send it back as expected_sequence."
+    )
+    players = serializers.ListField(
+        child=serializers.CharField(), help_text="The players' names in seat order."
+    )
+    to_act = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The seats that may act now."
+    )
+    waiting_for = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The seats the game waits for."
+    )
     legal_actions = serializers.ListField(
         child=serializers.DictField(),
         help_text="What the caller's seat may send now (empty for spectators).",
     )
-    outcome = serializers.JSONField(allow_null=True)
-    turn_seconds = serializers.IntegerField(allow_null=True)
-    deadlines = serializers.DictField(child=serializers.CharField())
-    commitment = serializers.CharField(allow_blank=True)
-    tournament = serializers.IntegerField(allow_null=True)
-    table = serializers.IntegerField(allow_null=True)
-    seats = serializers.IntegerField(help_text="How many seats the table has.")
-    sitting = SeatContextSerializer(
-        many=True, help_text="Who sits where: player id, name and bot level per seat."
+    result = serializers.JSONField(
+        allow_null=True, help_text="The result (RECORD.md's shape) once over; null before."
     )
-    next_game = serializers.IntegerField(
+    turn_seconds = serializers.IntegerField(allow_null=True)
+    deadlines = DeadlineSerializer(
+        many=True, help_text="When each waited-for seat's time runs out ([] without a clock)."
+    )
+    commitment = serializers.CharField(
+        allow_null=True, help_text="SHA-256 of the shuffle's seed (null: none)."
+    )
+    revealed = serializers.BooleanField(
+        help_text="Whether the hidden cards, deck and seed are public (the game's end; a"
+        " duplicate deal: its round's end)."
+    )
+    tournament = serializers.IntegerField(allow_null=True)
+    table = serializers.IntegerField(allow_null=True, help_text="The table's id.")
+    seats = serializers.IntegerField(help_text="How many seats the table has.")
+    sitting = SittingSerializer(many=True, help_text="Who sits where, in seat order.")
+    next_game_id = serializers.IntegerField(
         allow_null=True,
         help_text="Once the game is over: its table's next game in the series (null while"
         " it runs, after the series' last game, and outside tournaments).",
     )
-    hidden = serializers.DictField(required=False, help_text="After the end: every hidden card.")
+    hidden = serializers.DictField(required=False, help_text="Once revealed: every hidden card.")
     deck = serializers.ListField(
-        child=serializers.CharField(), required=False, help_text="After the end: the deck."
+        child=serializers.CharField(), required=False, help_text="Once revealed: the deck."
     )
-    seed = serializers.CharField(required=False, help_text="After the end: the shuffle's seed.")
+    seed = serializers.CharField(required=False, help_text="Once revealed: the shuffle's seed.")
 
 
 class CauseSerializer(serializers.Serializer[Any]):
-    kind = serializers.CharField()
-    id = serializers.CharField(allow_blank=True)
+    kind = serializers.CharField(help_text="Who or what caused the event (player, bot, clock…).")
+    id = serializers.CharField(allow_null=True, help_text="Whose (a player's id), or null.")
 
 
 class GameEventSerializer(serializers.Serializer[Any]):
     """One event of a game, redacted for the caller while the game runs."""
 
+    game = serializers.CharField(help_text="The engine id (the payload's shapes depend on it).")
     sequence = serializers.IntegerField()
     type = serializers.CharField()
     version = serializers.IntegerField()

@@ -26,7 +26,7 @@ class RecordCheckSerializer(serializers.Serializer[Any]):
     valid = serializers.BooleanField()
     game = serializers.CharField()
     seats = serializers.IntegerField()
-    moves = serializers.IntegerField()
+    move_count = serializers.IntegerField(help_text="How many moves the record holds.")
     result = serializers.JSONField(allow_null=True)
     over = serializers.BooleanField()
     shuffle_verified = serializers.BooleanField(

@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from engine.registry import game_ids
 from tournaments import services
-from tournaments.api.serializers.common import GAME_IDS
+from tournaments.api.serializers.common import BOT_HELP, GAME_IDS
 from tournaments.models import CheckIn, Registration, Round, Table, TableSeat, Tournament
 
 # -- tournaments -----------------------------------------------------------------------------------
@@ -81,11 +81,11 @@ class TournamentCreateSerializer(serializers.Serializer[Any]):
 
 
 class RegistrationSerializer(serializers.ModelSerializer[Registration]):
-    player_name = serializers.CharField(source="player.name", read_only=True)
+    name = serializers.CharField(source="player.name", read_only=True)
 
     class Meta:
         model = Registration
-        fields = ["id", "player", "player_name", "from_round", "dropped_after", "registered_at"]
+        fields = ["id", "player", "name", "from_round", "dropped_after", "registered_at"]
         read_only_fields = fields
 
 
@@ -97,16 +97,22 @@ class RegisterSerializer(serializers.Serializer[Any]):
 
 
 class CheckInSerializer(serializers.ModelSerializer[CheckIn]):
+    round = serializers.IntegerField(source="round_number", read_only=True)
+
     class Meta:
         model = CheckIn
-        fields = ["id", "player", "round_number", "at"]
+        fields = ["id", "player", "round", "at"]
         read_only_fields = fields
 
 
 class CheckInCreateSerializer(serializers.Serializer[Any]):
     player = serializers.IntegerField(min_value=1)
-    round_number = serializers.IntegerField(
-        min_value=1, required=False, allow_null=True, default=None
+    round = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The round's number (default: the next round).",
     )
 
 
@@ -144,17 +150,30 @@ class SwapSerializer(serializers.Serializer[Any]):
 
 
 class SeatSerializer(serializers.ModelSerializer[TableSeat]):
+    """Who sits at one seat: the same shape in a table's and in a game view's ``sitting``."""
+
     name = serializers.CharField(source="player.name", read_only=True)
-    is_bot = serializers.BooleanField(source="player.is_bot", read_only=True)
+    bot = serializers.SerializerMethodField(help_text=BOT_HELP)
+    autoplay = serializers.BooleanField(
+        read_only=True, help_text="Whether the seat's player handed it to a bot (or timed out)."
+    )
 
     class Meta:
         model = TableSeat
-        fields = ["seat", "player", "name", "is_bot", "autoplay"]
+        fields = ["seat", "player", "name", "bot", "autoplay"]
         read_only_fields = fields
+
+    def get_bot(self, seat: TableSeat) -> str | None:
+        return seat.player.bot_level or None
 
 
 class TableSummarySerializer(serializers.ModelSerializer[Table]):
-    seats = SeatSerializer(many=True, read_only=True)
+    sitting = SeatSerializer(
+        source="seats", many=True, read_only=True, help_text="Who sits where, in seat order."
+    )
+    next_commitment = serializers.SerializerMethodField(
+        help_text="The commitment of the table's next deal, once known (null before)."
+    )
     placings = serializers.ListField(
         child=serializers.ListField(child=serializers.IntegerField()),
         allow_null=True,
@@ -164,14 +183,30 @@ class TableSummarySerializer(serializers.ModelSerializer[Table]):
 
     class Meta:
         model = Table
-        fields = ["id", "number", "first_dealer", "status", "placings", "next_commitment", "seats"]
+        fields = [
+            "id",
+            "number",
+            "first_dealer",
+            "status",
+            "placings",
+            "next_commitment",
+            "sitting",
+        ]
         read_only_fields = fields
+
+    def get_next_commitment(self, table: Table) -> str | None:
+        return table.next_commitment or None
 
 
 class RoundSerializer(serializers.ModelSerializer[Round]):
     tables = TableSummarySerializer(many=True, read_only=True)
     byes = serializers.ListField(child=serializers.IntegerField(), read_only=True)
-    seed = serializers.SerializerMethodField(help_text="The duplicate-deal seed once finished.")
+    commitment = serializers.SerializerMethodField(
+        help_text="Duplicate deals: the commitment of the round's seed (null otherwise)."
+    )
+    seed = serializers.SerializerMethodField(
+        help_text="Duplicate deals: the round's seed once finished (null before and otherwise)."
+    )
     client_seeds = serializers.SerializerMethodField(
         help_text="Duplicate deals, once finished: the client seeds of every player of the"
         " round (by player id) frozen as it began, which every deck of the round mixes in"
@@ -193,8 +228,11 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
         ]
         read_only_fields = fields
 
-    def get_seed(self, round_: Round) -> str:
-        return round_.seed if round_.status == Round.Status.FINISHED else ""
+    def get_commitment(self, round_: Round) -> str | None:
+        return round_.commitment or None
+
+    def get_seed(self, round_: Round) -> str | None:
+        return (round_.seed or None) if round_.status == Round.Status.FINISHED else None
 
     def get_client_seeds(self, round_: Round) -> list[str] | None:
         # Shown with the seed: what docs/fairness_check.py --round needs to derive the decks.
@@ -214,9 +252,9 @@ class StandingSerializer(serializers.Serializer[Any]):
     points_value = serializers.FloatField()
     opponents_points = serializers.CharField()
     head_to_head = serializers.IntegerField()
-    last_places = serializers.IntegerField()
+    last_place_count = serializers.IntegerField()
     played = serializers.IntegerField()
-    byes = serializers.IntegerField()
+    bye_count = serializers.IntegerField()
     dropped = serializers.BooleanField()
 
 

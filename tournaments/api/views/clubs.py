@@ -81,7 +81,7 @@ class PlayerListView(generics.ListAPIView[Player]):
             if user is None:
                 raise Refused(f"there is no login {data['username']!r}", "username")
         player = services.add_player(
-            club, data["name"], user=user, bot_level=data["bot_level"], by=organiser
+            club, data["name"], user=user, bot_level=data["bot"] or "", by=organiser
         )
         return Response(
             PlayerSerializer(player).data,

@@ -26,6 +26,7 @@ from tournaments.api.serializers import (
     GameViewSerializer,
     RecordSerializer,
 )
+from tournaments.api.serializers.games import deadline_list
 from tournaments.api.views.common import GAME_ID, paginate, positive_query
 from tournaments.models import Game
 from tournaments.play import GameContext, keys, table_id_of
@@ -37,19 +38,30 @@ IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,100}")
 
 
 def view_of(access: GameAccess, state: Any = None) -> dict[str, Any]:
-    """The game as the caller may see it, with who sits where (``state``: see ``game_view``)."""
+    """The game as the caller may see it, in the API's names (``state``: see ``game_view``).
+
+    The one place where a game view becomes the API's: every answer and stream that
+    shows a view builds it here, so the v1 names (docs/api.md, "Names") hold everywhere.
+    The engine and the pages keep their own names (``viewer``, ``outcome``, deadlines by
+    seat string); this maps them.
+    """
     game = access.game
     view = games.game_view(game, access.viewer, state=state)
     context = GameContext.parse(game.context)
-    seats = []
+    sitting = []
     for seat, name in enumerate(view.get("players") or []):
         entry = context.seat(seat)
-        seats.append({"player": entry.player, "name": str(name), "bot": entry.bot})
+        sitting.append({"seat": seat, "player": entry.player, "name": str(name), "bot": entry.bot})
+    view.pop("viewer", None)  # the same as "seat" (or null): one name
+    view["id"] = view.pop("game_id")
+    view["result"] = view.pop("outcome", None)
+    view["deadlines"] = deadline_list(view.get("deadlines") or {})
+    view["commitment"] = view.get("commitment") or None
     view["seat"] = access.seat
     view["tournament"] = context.tournament
     view["table"] = table_id_of(game)
-    view["sitting"] = seats
-    view["next_game"] = _next_game(game)
+    view["sitting"] = sitting
+    view["next_game_id"] = _next_game(game)
     return view
 
 

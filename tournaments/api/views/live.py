@@ -118,7 +118,7 @@ class TournamentStreamView(APIView):
                 " store's global position ('tx.id'), 'event' the type, 'data' a"
                 " TournamentStreamEvent (the game's event as its events endpoint shows it to"
                 " you, with game_id and position); a last 'end' event (data:"
-                ' {"tournament_id", "status": "finished"}) when the tournament is over.',
+                ' {"tournament", "status": "finished"}) when the tournament is over.',
             )
         },
         tags=["tournaments"],

@@ -100,7 +100,10 @@ class ClientSeedView(APIView):
         user = signed_in(request)
         found = ClientSeed.objects.filter(user=user).first()
         return Response(
-            {"seed": found.seed if found else "", "updated_at": found.updated_at if found else None}
+            {
+                "seed": (found.seed or None) if found else None,
+                "updated_at": found.updated_at if found else None,
+            }
         )
 
     @extend_schema(
@@ -113,8 +116,8 @@ class ClientSeedView(APIView):
         user = signed_in(request)
         body = ClientSeedSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        found = services.set_client_seed(user, body.validated_data["seed"])
-        return Response({"seed": found.seed, "updated_at": found.updated_at})
+        found = services.set_client_seed(user, body.validated_data["seed"] or "")
+        return Response({"seed": found.seed or None, "updated_at": found.updated_at})
 
 
 class MeView(APIView):

@@ -168,7 +168,7 @@ class CheckInListView(APIView):
         body.is_valid(raise_exception=True)
         player = _club_player(tournament, body.validated_data["player"])
         require_self_or_organiser(request, player)
-        checked = services.check_in(tournament, player, body.validated_data["round_number"])
+        checked = services.check_in(tournament, player, body.validated_data["round"])
         return Response(CheckInSerializer(checked).data, status=201)
 
 
@@ -212,9 +212,9 @@ class StandingsView(APIView):
                 "points_value": float(s.points),
                 "opponents_points": str(s.opponents_points),
                 "head_to_head": int(s.head_to_head),
-                "last_places": s.last_places,
+                "last_place_count": s.last_places,
                 "played": s.played,
-                "byes": s.byes,
+                "bye_count": s.byes,
                 "dropped": s.dropped,
             }
             for s in lines
