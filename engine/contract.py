@@ -49,6 +49,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from engine.cards import Card, CardError, check_deck
 from engine.series import SeriesFormat
+from engine.shapes import ActionShape, Shape
 
 Action = dict[str, Any]
 Event = dict[str, Any]
@@ -107,11 +108,30 @@ class Game(ABC, Generic[S]):
     simultaneous: ClassVar[bool]
     #: How a series at one table is played and scored unless the organiser says otherwise.
     default_series: ClassVar[SeriesFormat]
+    #: Every action type of the game with the JSON shape of its fields, who may send it
+    #: and what a move records (:class:`engine.shapes.ActionShape`).  The rules read
+    #: :attr:`requests` from it and the API's schema its shapes, so it is said once.
+    actions: ClassVar[Mapping[str, ActionShape]] = {}
     #: What a seat may say: each action type a player may send, with the fields it
     #: may name besides ``type``.  Everything else a seat sends is refused unread.
+    #: Derived from :attr:`actions` (the action types a seat may send) unless a game
+    #: without shapes sets it itself.
     requests: ClassVar[Mapping[str, frozenset[str]]]
+    #: The JSON shape of each key of :meth:`table_view` (:mod:`engine.shapes`); the keys
+    #: in :attr:`view_optional` are not in every view (a seat's own hand).
+    view_shape: ClassVar[Mapping[str, Shape]] = {}
+    view_optional: ClassVar[frozenset[str]] = frozenset()
+    #: The JSON shape of :meth:`outcome`'s result (RECORD.md), once the game is over.
+    result_shape: ClassVar[Shape | None] = None
     #: Words added to the refusal of a request that names a field it may not, by type.
     request_help: ClassVar[Mapping[str, str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("actions") and "requests" not in cls.__dict__:
+            cls.requests = {
+                kind: frozenset(shape.fields) for kind, shape in cls.actions.items() if shape.sent
+            }
 
     # -- the deal and the fold ------------------------------------------------
 

@@ -33,6 +33,21 @@ from engine.cards import Card, full_deck
 from engine.contract import Action, Game, IllegalAction, Outcome, View, sorted_actions
 from engine.registry import register
 from engine.series import SeriesFormat
+from engine.shapes import (
+    BOOLEAN,
+    CARD,
+    COUNT,
+    INTEGER,
+    SEAT,
+    SEAT_GROUPS,
+    ActionShape,
+    Shape,
+    described,
+    list_of,
+    nullable,
+    one_of_values,
+    record,
+)
 
 Phase = Literal["declare", "place", "over"]
 
@@ -80,6 +95,17 @@ def _duet_json(duet: Duet, on_table: bool, active: tuple[int, ...]) -> dict[str,
         "values": [rv, lv],
         "difference": diff,
     }
+
+
+#: One of a seat's two piles in the view: face-down count, face-up cards (top last; an
+#: undeclared ace of another seat is null), the declared value of its ace.
+_PILE: Shape = record(
+    {
+        "down": COUNT,
+        "up": list_of(nullable(CARD)),
+        "declared": nullable(one_of_values(*ACE_VALUES)),
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,10 +341,57 @@ class GiveAndTake(Game[GiveAndTakeState]):
     chance: ClassVar[bool] = False
     simultaneous: ClassVar[bool] = True
     default_series: ClassVar[SeriesFormat] = SeriesFormat("place_points", 3)
-    requests: ClassVar[Mapping[str, frozenset[str]]] = {
-        "declare_ace": frozenset({"pile", "value"}),
-        "place_capture": frozenset({"pile"}),
+    actions: ClassVar[Mapping[str, ActionShape]] = {
+        "declare_ace": ActionShape(
+            {"pile": one_of_values(*SIDES), "value": one_of_values(*ACE_VALUES)},
+            secret=frozenset({"pile", "value"}),
+            description="Say what your freshly turned ace on a pile counts: 1 or 14.",
+        ),
+        "place_capture": ActionShape(
+            {"pile": one_of_values(*SIDES)},
+            description="Put the cards you captured under one of your face-down piles.",
+        ),
     }
+    view_shape: ClassVar[Mapping[str, Shape]] = {
+        "seats": COUNT,
+        "dealer": SEAT,
+        "round": described(COUNT, "The round within the deal (cards turned so far)."),
+        "phase": one_of_values("declare", "place", "over"),
+        "piles": list_of(
+            record(
+                {
+                    "seat": SEAT,
+                    "active": BOOLEAN,
+                    "cards": described(COUNT, "Cards the seat holds (or won, once out)."),
+                    **{side: _PILE for side in SIDES},
+                }
+            )
+        ),
+        "reserve": described(COUNT, "Cards left in the reserve."),
+        "reserve_taker": nullable(SEAT),
+        "active": list_of(SEAT),
+        "out": SEAT_GROUPS,
+        "pending": described(list_of(SEAT), "Seats with an ace to declare."),
+        "my_pending": described(
+            list_of(one_of_values(*SIDES)), "Your piles whose ace you have to declare."
+        ),
+        "duets": list_of(
+            record(
+                {
+                    "seat": SEAT,
+                    "neighbour": SEAT,
+                    "cards": list_of(nullable(CARD), length=2),
+                    "values": list_of(INTEGER, length=2),
+                    "difference": INTEGER,
+                }
+            )
+        ),
+        "duets_round": COUNT,
+        "capturer": nullable(SEAT),
+        "captured": list_of(CARD),
+        "last_capturer": nullable(SEAT),
+    }
+    result_shape: ClassVar[Shape | None] = record({"places": SEAT_GROUPS})
 
     def secret_fields(
         self,

@@ -26,6 +26,17 @@ from engine.cards import ACE_LOW_VALUE, Card, CardError, full_deck, parse_card
 from engine.contract import Action, Game, IllegalAction, Outcome, View
 from engine.registry import register
 from engine.series import SeriesFormat
+from engine.shapes import (
+    BOOLEAN,
+    CARD,
+    COUNT,
+    SEAT,
+    ActionShape,
+    described,
+    list_of,
+    nullable,
+    record,
+)
 
 #: Foundation slots on the table.
 FOUNDATIONS = 4
@@ -93,7 +104,32 @@ class GiveAway(Game[GiveAwayState]):
     chance = False
     simultaneous = False
     default_series = SeriesFormat("first_to", 3)
-    requests = {"play": frozenset({"card", "foundation"}), "pass": frozenset()}
+    actions = {
+        "play": ActionShape(
+            {"card": CARD, "foundation": described(COUNT, "The foundation's index, 0 first.")},
+            description="Play the face-up card onto a foundation it fits.",
+        ),
+        "pass": ActionShape(description="Pass: the face-up card fits no foundation."),
+    }
+    view_shape = {
+        "seats": COUNT,
+        "dealer": SEAT,
+        "turn": nullable(described(SEAT, "The seat on turn (null once over).")),
+        "passes": described(COUNT, "Passes in a row so far."),
+        "face_up": described(
+            list_of(nullable(CARD)), "Each seat's face-up card (null: the seat has none left)."
+        ),
+        "stack_sizes": described(list_of(COUNT), "Each seat's face-down cards."),
+        "foundations": list_of(record({"top": nullable(CARD), "size": COUNT})),
+    }
+    result_shape = record(
+        {
+            "winner": nullable(SEAT),
+            "deadlock": BOOLEAN,
+            "counts": described(list_of(COUNT), "A deadlock: each seat's cards left."),
+        },
+        optional=("deadlock", "counts"),
+    )
 
     # -- the rules -----------------------------------------------------------
 

@@ -42,6 +42,18 @@ from engine.cards import RANKS, SUITS, Card, CardError, deal_round_robin, old_ma
 from engine.contract import Action, Game, IllegalAction, Outcome, View, sorted_actions
 from engine.registry import register
 from engine.series import SeriesFormat
+from engine.shapes import (
+    BOOLEAN,
+    CARD,
+    COUNT,
+    SEAT,
+    SEAT_GROUPS,
+    ActionShape,
+    described,
+    list_of,
+    nullable,
+    record,
+)
 
 _SORT_KEY: dict[Card, int] = {
     r + s: i * len(SUITS) + j for i, r in enumerate(RANKS) for j, s in enumerate(SUITS)
@@ -157,11 +169,39 @@ class OldMaid(Game[OldMaidState]):
     default_series = SeriesFormat("losses", 5)
     # A draw names a position, never a card: the drawer cannot know it, and a request
     # naming one would let them ask "is this the queen?" (the server fills it in).
-    requests = {
-        "draw": frozenset({"index"}),
-        "arrange": frozenset({"order"}),
-        "shuffle": frozenset(),
+    actions = {
+        "draw": ActionShape(
+            {"index": described(COUNT, "The position in the offered fan, 0 first.")},
+            filled={"card": CARD},
+            secret=frozenset({"card"}),
+            description="Draw the card at a position of the offered fan (the server says"
+            " which card it was, to you alone).",
+        ),
+        "arrange": ActionShape(
+            {"order": described(list_of(CARD), "Your whole fan, in the new order.")},
+            secret=frozenset({"order"}),
+            description="Put your own fan in an order of your choosing.",
+        ),
+        "shuffle": ActionShape(
+            recorded=False,
+            description="Have the server shuffle your fan (recorded as a chance arrange).",
+        ),
     }
+    view_shape = {
+        "seats": COUNT,
+        "dealer": SEAT,
+        "fan_sizes": described(list_of(COUNT), "How many cards each seat holds."),
+        "offerer": nullable(described(SEAT, "The seat offering its fan.")),
+        "drawer": nullable(described(SEAT, "The seat drawing from it.")),
+        "offered": nullable(described(COUNT, "How many cards the offered fan holds.")),
+        "discards": list_of(
+            record({"seat": SEAT, "cards": list_of(CARD, length=2), "opening": BOOLEAN})
+        ),
+        "out": described(SEAT_GROUPS, "The seats out of cards, in the order they went out."),
+        "hand": described(list_of(CARD), "Your own fan, in its order (a seat's view only)."),
+    }
+    view_optional = frozenset({"hand"})
+    result_shape = record({"loser": SEAT, "out": SEAT_GROUPS})
     request_help = {
         "draw": 'a draw names the position only ({"type": "draw", "index": i}):'
         " you cannot know the card you draw, so do not send one"
