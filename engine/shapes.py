@@ -44,7 +44,10 @@ def described(shape: Shape, description: str) -> Shape:
 
 
 def nullable(shape: Shape) -> Shape:
-    """``shape`` or ``null``."""
+    """``shape`` or ``null`` (an enum lists ``null`` too: OpenAPI 3.0's ``nullable`` does not
+    widen an ``enum``)."""
+    if "enum" in shape:
+        return shape | {"nullable": True, "enum": [*shape["enum"], None]}
     return shape | {"nullable": True}
 
 

@@ -411,6 +411,11 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The games' actions, views and events, typed from the engine's declarations.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "tournaments.api.schema.game_shapes",
+    ],
     # Ids in paths (tournaments/converters.py) are integers, as with <int:…>.
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer"}},
     "ENUM_NAME_OVERRIDES": {

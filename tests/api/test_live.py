@@ -36,6 +36,7 @@ from tests.api.live import (
 pytestmark = pytest.mark.slow  # live servers in child processes, whole games over HTTP
 
 CLIENT = ROOT / "examples" / "client.py"
+GENERATED_BOT = ROOT / "tests" / "api" / "generated_bot.py"
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +185,97 @@ def _follow(url: str, frames: list[tuple[float, str]], headers: dict[str, str]) 
 
 
 @pytest.mark.parametrize("kind", ["wsgi", "asgi"])
+def generate_client(url: str, where: Path) -> Path:
+    """The Python client openapi-python-client makes of the served schema (``parlour_client``
+    in the folder returned)."""
+    schema = where / "schema.json"
+    with urllib.request.urlopen(f"{url}/api/v1/schema?format=json", timeout=30) as answer:
+        schema.write_bytes(answer.read())
+    config = where / "generator.yaml"
+    config.write_text(
+        "package_name_override: parlour_client\nproject_name_override: parlour-client\n"
+    )
+    packages = where / "packages"
+    subprocess.run(
+        [
+            str(BIN / "openapi-python-client"),
+            "generate",
+            "--path",
+            str(schema),
+            "--config",
+            str(config),
+            "--output-path",
+            str(packages / "parlour_client"),
+            "--meta",
+            "none",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=os.environ | {"PATH": f"{BIN}:{os.environ.get('PATH', '')}"},
+    )
+    return packages
+
+
+def mypy_strict(files: list[Path], packages: Path, where: Path) -> subprocess.CompletedProcess[str]:
+    """mypy --strict over ``files`` with the generated client importable.  The generated
+    package's own code is not ours to fix (its errors are ignored), its types still apply."""
+    config = where / "mypy.ini"
+    config.write_text("[mypy]\nstrict = True\n\n[mypy-parlour_client.*]\nignore_errors = True\n")
+    return subprocess.run(
+        [str(BIN / "mypy"), "--config-file", str(config), "--no-incremental", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=where,
+        env=os.environ | {"MYPYPATH": str(packages)},
+    )
+
+
+def test_a_bot_on_the_client_generated_from_the_schema_type_checks_and_plays_a_game(
+    live_db: LiveDatabase, wsgi: LiveServer, live_tmp: Path
+) -> None:
+    where = live_tmp / "generated"
+    where.mkdir()
+    packages = generate_client(wsgi.url, where)
+    checked = mypy_strict([GENERATED_BOT], packages, where)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    # The types are the games' own, not dicts: a hand read from a view of any game is an
+    # error (Give Away and Give & Take views have none) until the view is narrowed.
+    wrong = where / "wrong.py"
+    wrong.write_text(
+        "from parlour_client.models import BhabhiView, GiveAwayView\n\n\n"
+        "def hand(view: BhabhiView | GiveAwayView) -> list[str]:\n"
+        "    return view.hand\n"
+    )
+    refused = mypy_strict([wrong], packages, where)
+    assert refused.returncode == 1, refused.stdout
+    assert 'Item "GiveAwayView" of' in refused.stdout and 'no attribute "hand"' in refused.stdout
+    seeded = live_db.seeded["typed"]
+    played = subprocess.run(
+        [
+            PYTHON,
+            str(GENERATED_BOT),
+            wsgi.url,
+            live_db.seeded["tokens"]["gus"],
+            str(seeded["game"]),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=where,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        | {"PYTHONPATH": str(packages)},
+    )
+    assert played.returncode == 0, played.stdout + played.stderr
+    (summary,) = [json.loads(line) for line in played.stdout.splitlines() if line.strip()]
+    assert summary["game_id"] == seeded["game"] and summary["game"] == "bhabhi"
+    assert summary["move_count"] > 0 and summary["result"] is not None, summary
+    status, view = call(wsgi.url, "GET", f"/api/v1/games/{seeded['game']}")
+    assert status == 200 and view["status"] == "over" and view["result"] == summary["result"]
+
+
 def test_a_game_stream_delivers_each_move_as_it_happens(
     kind: str, live_db: LiveDatabase, request: pytest.FixtureRequest
 ) -> None:

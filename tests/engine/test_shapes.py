@@ -32,10 +32,13 @@ def json_schema(shape: Any) -> Any:
     if not isinstance(shape, dict):
         return shape
     out = {k: json_schema(v) for k, v in shape.items() if k != "nullable"}
-    if shape.get("nullable"):
-        out["type"] = [shape["type"], "null"]
-        if "enum" in out:
-            out["enum"] = [*out["enum"], None]
+    if not shape.get("nullable"):
+        return out
+    if "type" not in out:  # a nullable reference or untyped value
+        return {"anyOf": [out, {"type": "null"}]}
+    out["type"] = [shape["type"], "null"]
+    if "enum" in out and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
     return out
 
 

@@ -17,8 +17,9 @@ from rest_framework.views import APIView
 from engine.registry import game_ids
 from tournaments import services, standings
 from tournaments.api.pagination import Pagination
-from tournaments.api.permissions import require_organiser
+from tournaments.api.permissions import require_organiser, signed_in
 from tournaments.api.problems import Refused
+from tournaments.api.schema import signed_in_only
 from tournaments.api.serializers import (
     GAME_IDS,
     ClubSerializer,
@@ -61,6 +62,7 @@ class PlayerListView(generics.ListAPIView[Player]):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
+    @signed_in_only
     @extend_schema(
         summary="Add a player to a club (its organisers)",
         request=PlayerCreateSerializer,
@@ -68,6 +70,7 @@ class PlayerListView(generics.ListAPIView[Player]):
         tags=["players"],
     )
     def post(self, request: Request) -> Response:
+        signed_in(request)  # 401 before the body is read: a write needs a login
         body = PlayerCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
@@ -96,6 +99,7 @@ class PlayerDetailView(generics.RetrieveAPIView[Player]):
     serializer_class = PlayerSerializer
     lookup_url_kwarg = "player_id"
 
+    @signed_in_only
     @extend_schema(
         summary="Change the login that plays as a player (its club's organisers)",
         description="Refused (422) while the player holds a seat at a table in play;"
@@ -133,6 +137,7 @@ class LoginChangeListView(generics.ListAPIView[LoginLinkChange]):
         require_organiser(self.request, club)
         return LoginLinkChange.objects.filter(club=club).select_related("player")
 
+    @signed_in_only
     @extend_schema(summary="Who changed which player's login, newest first", tags=["clubs"])
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)

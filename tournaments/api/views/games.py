@@ -18,6 +18,7 @@ from tournaments.api import capacity, waiting
 from tournaments.api.pagination import Pagination
 from tournaments.api.permissions import GameAccess, game_access, seat_player_ids, signed_in
 from tournaments.api.problems import Forbidden, Refused
+from tournaments.api.schema import signed_in_only
 from tournaments.api.serializers import (
     ActionResultSerializer,
     ActionSerializer,
@@ -238,6 +239,7 @@ class GameEventsView(APIView):
 
 
 class GameActionView(APIView):
+    @signed_in_only
     @extend_schema(
         summary="Act for your seat",
         description="Send the action with the sequence of the view you decided on and an"
@@ -298,6 +300,7 @@ class GameActionView(APIView):
 
 
 class GameAutoplayView(APIView):
+    @signed_in_only
     @extend_schema(
         summary="Hand your tournament seat to a bot",
         parameters=[GAME_ID],
@@ -310,6 +313,7 @@ class GameAutoplayView(APIView):
         clock.hand_to_bot(access.game, request.user, seat=access.seat)
         return Response(view_of(access))
 
+    @signed_in_only
     @extend_schema(
         summary="Take your tournament seat back from the bot",
         parameters=[GAME_ID],
