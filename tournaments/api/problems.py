@@ -369,11 +369,16 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
             wait = int(seconds) if seconds is not None else 1
             headers["Retry-After"] = str(max(wait, 1))
             extra["retry_after"] = max(wait, 1)
+            reason = getattr(exc, "reason", None)
+            state = _rate_state(context)
+            if reason is None and state is not None and state.exceeded():
+                # The request rates (tournaments/api/throttling.py): which limit, when.
+                reason = state.refusal()
+                extra["limit"] = state.exceeded()[0]
             detail = (
                 exc.message
                 if isinstance(exc, TooManyLogins)
-                else getattr(exc, "reason", None)
-                or f"too many requests: try again in {max(wait, 1)} second(s)"
+                else reason or f"too many requests: try again in {max(wait, 1)} second(s)"
             )
             return answer(slug, detail, headers=headers, extra=extra)
         if isinstance(exc, exceptions.ValidationError):
@@ -397,6 +402,15 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
             headers=headers,
         )
     return None
+
+
+def _rate_state(context: Mapping[str, Any]) -> Any:
+    """The request's rate limits as its throttle left them (``None`` if it did not run)."""
+    from tournaments.api.throttling import STATE_ATTRIBUTE
+
+    request = context.get("request")
+    django_request = getattr(request, "_request", request)
+    return getattr(django_request, STATE_ATTRIBUTE, None)
 
 
 def _text(detail: Any) -> str:

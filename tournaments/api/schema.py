@@ -8,6 +8,8 @@ what it cannot know:
   credentials does not list anonymous access (``{}``) — a view method says so with
   :func:`signed_in_only`, and tests/api/test_schema.py calls every operation
   anonymously to hold the schema to it;
+* the ``RateLimit-Policy`` and ``RateLimit`` headers on every response
+  (:func:`rate_headers`);
 * the games, typed (:func:`game_shapes`, a postprocessing hook): each game's
   actions, views, moves and results as its engine module declares them
   (:mod:`engine.shapes`), so nothing is written twice. ``GameView``, ``GameEvent``
@@ -248,4 +250,28 @@ def game_shapes(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             "anyOf": [ref(f"{n}Action") for n in names],
             "description": described,
         }
+    return result
+
+
+#: The rate headers every answer carries (tournaments/api/throttling.py).
+RATE_HEADERS: dict[str, Shape] = {
+    "RateLimit-Policy": {
+        "description": "Each request rate that applies (IETF draft-ietf-httpapi-ratelimit-headers):"
+        " name, quota q and window w in seconds, e.g. '\"token\";q=600;w=60'.",
+        "schema": {"type": "string"},
+    },
+    "RateLimit": {
+        "description": "Where you stand on each: remaining requests r and seconds t until its"
+        " window resets, e.g. '\"token\";r=598;t=37'.",
+        "schema": {"type": "string"},
+    },
+}
+
+
+def rate_headers(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: the rate headers on every response."""
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for response in operation.get("responses", {}).values():
+                response.setdefault("headers", {}).update(copy.deepcopy(RATE_HEADERS))
     return result

@@ -44,6 +44,10 @@ class ProblemSerializer(serializers.Serializer[Any]):
         required=False, help_text="conflict: the sequence the request expected."
     )
     retry_after = serializers.IntegerField(required=False, help_text="throttled: seconds to wait.")
+    limit = serializers.CharField(
+        required=False,
+        help_text="throttled by a request rate: the limit used up (its RateLimit-Policy name).",
+    )
     move_index = serializers.IntegerField(
         required=False, allow_null=True, help_text="invalid-record: the first bad move."
     )
