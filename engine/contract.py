@@ -74,6 +74,15 @@ class IllegalAction(Exception):
         self.field = field
 
 
+def said(value: object) -> str:
+    """``value`` as a refusal quotes it: JSON, as the client sent it (``null``, ``"x"``,
+    ``{"a": 1}``), never Python's repr (``None``, ``'x'``)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        return str(value)
+
+
 def action_key(action: Mapping[str, Any]) -> str:
     """The sort key of an action: its canonical JSON text (legal actions are sorted by it)."""
     return json.dumps(action, sort_keys=True, separators=(",", ":"))
@@ -146,7 +155,7 @@ class Game(ABC, Generic[S]):
         if not isinstance(seats, int) or not self.min_seats <= seats <= self.max_seats:
             raise IllegalAction(
                 f"{self.name} is played by {self.min_seats} to {self.max_seats} players,"
-                f" not {seats!r}",
+                f" not {said(seats)}",
                 "seats",
             )
         if not isinstance(dealer, int) or not 0 <= dealer < seats:
@@ -207,7 +216,7 @@ class Game(ABC, Generic[S]):
         if self.outcome(state) is not None:
             raise IllegalAction("the game is over")
         if not isinstance(seat, int) or not 0 <= seat < self.seat_count(state):
-            raise IllegalAction(f"there is no seat {seat!r} at this table", "seat")
+            raise IllegalAction(f"there is no seat {said(seat)} at this table", "seat")
         if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
             raise IllegalAction('an action is an object with a "type"', "type")
         canonical = self.check(state, seat, action, chance)
@@ -345,16 +354,16 @@ class Game(ABC, Generic[S]):
         allowed = self.requests.get(kind) if isinstance(kind, str) else None
         if allowed is None:
             raise IllegalAction(
-                f"unknown action type {kind!r}: a player of {self.name} may send"
-                f" {', '.join(repr(k) for k in sorted(self.requests))}",
+                f"unknown action type {said(kind)}: a player of {self.name} may send"
+                f" {', '.join(said(k) for k in sorted(self.requests))}",
                 "type",
             )
         extra = sorted(set(request) - allowed - {"type"})
         if extra:
-            named = ", ".join(repr(f) for f in sorted(allowed)) or "no other field"
+            named = ", ".join(said(f) for f in sorted(allowed)) or "no other field"
             help_ = self.request_help.get(str(kind))
             raise IllegalAction(
-                f"a {kind!r} names only {named}; {extra[0]!r} is not a player's to say"
+                f"a {said(kind)} names only {named}; {said(extra[0])} is not a player's to say"
                 + (f": {help_}" if help_ else ""),
                 extra[0],
             )

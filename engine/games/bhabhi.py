@@ -41,7 +41,7 @@ from engine.cards import (
     full_deck,
     parse_card,
 )
-from engine.contract import Action, Game, IllegalAction, Outcome, View, sorted_actions
+from engine.contract import Action, Game, IllegalAction, Outcome, View, said, sorted_actions
 from engine.registry import register
 from engine.series import SeriesFormat
 from engine.shapes import (
@@ -432,7 +432,7 @@ class Bhabhi(Game[BhabhiState]):
                 )
             return dict(_TAKE_LEFT)
         raise IllegalAction(
-            f"unknown action type {kind!r}: Bhabhi's actions are play and take_left", "type"
+            f"unknown action type {said(kind)}: Bhabhi's actions are play and take_left", "type"
         )
 
     def _check_play(self, state: BhabhiState, seat: int, action: Mapping[str, Any]) -> Action:

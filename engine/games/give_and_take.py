@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from engine.cards import Card, full_deck
-from engine.contract import Action, Game, IllegalAction, Outcome, View, sorted_actions
+from engine.contract import Action, Game, IllegalAction, Outcome, View, said, sorted_actions
 from engine.registry import register
 from engine.series import SeriesFormat
 from engine.shapes import (
@@ -492,7 +492,7 @@ class GiveAndTake(Game[GiveAndTakeState]):
             pile = _pile(action)
             value = action.get("value")
             if isinstance(value, bool) or value not in ACE_VALUES:
-                raise IllegalAction(f"an ace counts 1 or 14, not {value!r}", "value")
+                raise IllegalAction(f"an ace counts 1 or 14, not {said(value)}", "value")
             self._seat_in(state, seat)
             if state.phase != "declare" or not state.pending:
                 raise IllegalAction("there is no ace to declare now", "type")
@@ -524,7 +524,8 @@ class GiveAndTake(Game[GiveAndTakeState]):
                 )
             return {"type": "place_capture", "pile": pile}
         raise IllegalAction(
-            f"unknown action type {kind!r}; Give & Take has declare_ace and place_capture", "type"
+            f"unknown action type {said(kind)}; Give & Take has declare_ace and place_capture",
+            "type",
         )
 
     def _seat_in(self, state: GiveAndTakeState, seat: int) -> None:
@@ -660,7 +661,8 @@ def _only_keys(action: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
     extra = sorted(k for k in action if k not in allowed)
     if extra:
         raise IllegalAction(
-            f"unexpected field(s) {extra} in {action['type']}: it takes only {list(allowed)}",
+            f"unexpected field(s) {', '.join(map(said, extra))} in {said(action['type'])}:"
+            f" it takes only {', '.join(map(said, allowed))}",
             extra[0],
         )
 
@@ -668,7 +670,7 @@ def _only_keys(action: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
 def _pile(action: Mapping[str, Any]) -> str:
     pile = action.get("pile")
     if not isinstance(pile, str) or pile not in SIDE_INDEX:
-        raise IllegalAction(f'the pile is "left" or "right", not {pile!r}', "pile")
+        raise IllegalAction(f'the pile is "left" or "right", not {said(pile)}', "pile")
     return str(pile)
 
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import RANKS, SUITS, Card, CardError, deal_round_robin, old_maid_deck, parse_card
-from engine.contract import Action, Game, IllegalAction, Outcome, View, sorted_actions
+from engine.contract import Action, Game, IllegalAction, Outcome, View, said, sorted_actions
 from engine.registry import register
 from engine.series import SeriesFormat
 from engine.shapes import (
@@ -298,7 +298,7 @@ class OldMaid(Game[OldMaidState]):
                 'a "shuffle" is a request: the server turns it into an "arrange"', "type"
             )
         raise IllegalAction(
-            f'unknown action type {kind!r}: Old Maid knows "draw" and "arrange"', "type"
+            f'unknown action type {said(kind)}: Old Maid knows "draw" and "arrange"', "type"
         )
 
     def _check_draw(
@@ -306,7 +306,10 @@ class OldMaid(Game[OldMaidState]):
     ) -> Action:
         extra = sorted(set(action) - {"type", "index", "card"})
         if extra:
-            raise IllegalAction(f"a draw has only an index (and a card), not {extra}", extra[0])
+            raise IllegalAction(
+                f"a draw has only an index (and a card), not {', '.join(map(said, extra))}",
+                extra[0],
+            )
         if chance:
             raise IllegalAction("a draw is the drawer's choice, not a chance outcome")
         offerer, drawer = state.offerer, state.drawer
@@ -319,7 +322,7 @@ class OldMaid(Game[OldMaidState]):
         index = action.get("index")
         if not isinstance(index, int) or isinstance(index, bool):
             raise IllegalAction(
-                f"the index is a whole number from 0 to {len(fan) - 1}, not {index!r}", "index"
+                f"the index is a whole number from 0 to {len(fan) - 1}, not {said(index)}", "index"
             )
         if not 0 <= index < len(fan):
             raise IllegalAction(
@@ -341,7 +344,9 @@ class OldMaid(Game[OldMaidState]):
     def _check_arrange(self, state: OldMaidState, seat: int, action: Mapping[str, Any]) -> Action:
         extra = sorted(set(action) - {"type", "order"})
         if extra:
-            raise IllegalAction(f"an arrange has only an order, not {extra}", extra[0])
+            raise IllegalAction(
+                f"an arrange has only an order, not {', '.join(map(said, extra))}", extra[0]
+            )
         fan = state.hands[seat]
         if not fan:
             raise IllegalAction(f"seat {seat} is out and has no fan to arrange", "seat")
