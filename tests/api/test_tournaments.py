@@ -141,6 +141,13 @@ def test_a_club_night_through_the_api(world: ClubWorld, api: Api) -> None:
     )
     assert status == 200 and swapped["byes"] == [first]
     assert api.post(f"{base}/rounds/1/swaps", {"players": [1]}, token=world.tokens["org"])[0] == 400
+    # Refusals say what to do with the API, not "reseat" (no endpoint has that name).
+    dave = world.players["dave"].pk
+    status, problem, _ = api.post(
+        f"{base}/rounds/1/swaps", {"players": [dave, first]}, token=world.tokens["org"]
+    )
+    assert status == 422 and "swap two players of the round" in problem["detail"]
+    assert "reseat" not in problem["detail"]
     status, begun, _ = api.post(f"{base}/rounds/1/begin", token=world.tokens["org"])
     assert status == 200 and begun["status"] == "playing"
     assert api.post(f"{base}/rounds/1/begin", token=world.tokens["org"])[0] == 422
