@@ -250,6 +250,34 @@ def test_a_retry_with_the_same_idempotency_key_returns_the_first_outcome(
     assert other[1]["field"] == "Idempotency-Key"
 
 
+def test_a_replay_after_the_game_moved_on_repeats_the_first_answer_view_and_all(
+    world: ClubWorld, api: Api
+) -> None:
+    _, game = tournament_game(world)
+    seat, name = drawer(world, game)
+    before = game.sequence
+    action = {"type": "draw", "index": 1}
+    first = act(api, world, game, name, action, sequence=before, key="late-retry")
+    assert first[0] == 200 and first[1]["replayed"] is False
+    # The game moves on: the other seats rearrange their fans.
+    engine = get_game("old_maid")
+    for other in range(3):
+        game.refresh_from_db()
+        if other == seat or game.is_over:
+            continue
+        mine = engine.legal_actions(service.load_state(game), other)
+        arrange = next(a for a in mine if a["type"] == "arrange")
+        service.submit_action(game, other, arrange, expected_sequence=game.sequence)
+    game.refresh_from_db()
+    assert game.sequence > first[1]["sequence"]
+    again = act(api, world, game, name, action, sequence=before, key="late-retry")
+    assert again[0] == 200 and again[1]["replayed"] is True
+    # The original sequence with the view as it was then, not the game as it is now.
+    assert again[1]["sequence"] == first[1]["sequence"]
+    assert again[1]["view"] == first[1]["view"]
+    assert again[1]["view"]["sequence"] == first[1]["view"]["sequence"] < game.sequence
+
+
 def test_idempotency_keys_of_two_players_never_collide(world: ClubWorld, api: Api) -> None:
     _, game = tournament_game(world)
     seat, name = drawer(world, game)

@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from tournaments.api.serializers.common import BOT_HELP
+from tournaments.api.serializers.common import BOT_HELP, WholeNumberField
 from tournaments.models import ApiToken, Club, LoginLinkChange, Player
 
 # -- tokens and the caller -------------------------------------------------------------------------
@@ -62,7 +62,7 @@ class PlayerSerializer(serializers.ModelSerializer[Player]):
 
 
 class PlayerCreateSerializer(serializers.Serializer[Any]):
-    club = serializers.IntegerField(min_value=1)
+    club = WholeNumberField(min_value=1)
     name = serializers.CharField(max_length=80)
     bot = serializers.CharField(
         max_length=32,
@@ -130,10 +130,10 @@ class ClientSeedSerializer(serializers.Serializer[Any]):
 
 
 class MeSerializer(serializers.Serializer[Any]):
-    id = serializers.IntegerField()
+    id = WholeNumberField()
     username = serializers.CharField()
     players = PlayerSerializer(many=True)
-    organiser_of = serializers.ListField(child=serializers.IntegerField())
+    organiser_of = serializers.ListField(child=WholeNumberField())
     superuser = serializers.BooleanField()
     play_forced_moves = serializers.BooleanField(
         help_text="Whether the server plays your forced moves for you (moves that cannot change"

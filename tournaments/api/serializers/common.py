@@ -16,6 +16,28 @@ GAME_IDS = game_ids()
 BOT_HELP = "The bot's level ('random', 'heuristic', ...) for a bot; null for a person."
 
 
+class WholeNumberField(serializers.IntegerField):
+    """An integer of a JSON body, strictly: a JSON number without a fraction.
+
+    DRF's ``IntegerField`` also takes ``"7"``, ``7.0`` and ``true``; a body field that
+    is a number must be sent as one (``expected_sequence: "7"`` is a 400), as the
+    query's numbers are checked strictly too (tournaments/api/pagination.py).
+    """
+
+    default_error_messages = {
+        **serializers.IntegerField.default_error_messages,
+        "strict": "a whole number (a JSON number such as 7), not {sent}",
+    }
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            from engine.contract import said
+
+            self.fail("strict", sent=said(data))
+        value: int = super().to_internal_value(data)
+        return value
+
+
 # -- problems --------------------------------------------------------------------------------------
 
 

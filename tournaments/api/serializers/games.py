@@ -8,7 +8,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tournaments.api.serializers.common import BOT_HELP
+from tournaments.api.serializers.common import BOT_HELP, WholeNumberField
 from tournaments.api.serializers.tournaments import TableSummarySerializer
 from tournaments.models import Game, Table
 from tournaments.play.context import GameContext, table_id_of
@@ -17,7 +17,7 @@ from tournaments.play.context import GameContext, table_id_of
 class DeadlineSerializer(serializers.Serializer[Any]):
     """When one waited-for seat's time runs out."""
 
-    seat = serializers.IntegerField()
+    seat = WholeNumberField()
     at = serializers.DateTimeField()
 
 
@@ -33,8 +33,8 @@ class GameSummarySerializer(serializers.ModelSerializer[Game]):
     table = serializers.SerializerMethodField()
     game_number = serializers.SerializerMethodField()
     players = serializers.ListField(child=serializers.CharField(), read_only=True)
-    to_act = serializers.ListField(child=serializers.IntegerField(), read_only=True)
-    waiting_for = serializers.ListField(child=serializers.IntegerField(), read_only=True)
+    to_act = serializers.ListField(child=WholeNumberField(), read_only=True)
+    waiting_for = serializers.ListField(child=WholeNumberField(), read_only=True)
     deadlines = serializers.SerializerMethodField(
         help_text="When each waited-for seat's time runs out ([] without a clock)."
     )
@@ -102,8 +102,8 @@ class GameSummarySerializer(serializers.ModelSerializer[Game]):
 
 
 class TableSerializer(TableSummarySerializer):
-    tournament = serializers.IntegerField(source="round.tournament_id", read_only=True)
-    round = serializers.IntegerField(source="round.number", read_only=True)
+    tournament = WholeNumberField(source="round.tournament_id", read_only=True)
+    round = WholeNumberField(source="round.number", read_only=True)
     series = serializers.SerializerMethodField()
     scores = serializers.SerializerMethodField(
         help_text="Each seat's series score over the finished games (higher is better)."
@@ -145,8 +145,8 @@ class TableSerializer(TableSummarySerializer):
 class SittingSerializer(serializers.Serializer[Any]):
     """Who sits at one seat of a game: the shape of a table's ``sitting`` entries."""
 
-    seat = serializers.IntegerField()
-    player = serializers.IntegerField(allow_null=True, help_text="The player's id (null: none).")
+    seat = WholeNumberField()
+    player = WholeNumberField(allow_null=True, help_text="The player's id (null: none).")
     name = serializers.CharField()
     bot = serializers.CharField(allow_null=True, help_text=BOT_HELP)
     autoplay = serializers.BooleanField(
@@ -165,21 +165,21 @@ class GameViewSerializer(serializers.Serializer[Any]):
     """
 
     game = serializers.CharField(help_text="The engine id.")
-    id = serializers.IntegerField(help_text="The game's id.")
+    id = WholeNumberField(help_text="The game's id.")
     role = serializers.ChoiceField(choices=["seat", "spectator", "organiser"])
-    seat = serializers.IntegerField(allow_null=True, help_text="The caller's seat, or null.")
+    seat = WholeNumberField(allow_null=True, help_text="The caller's seat, or null.")
     status = serializers.ChoiceField(choices=Game.Status.choices)
-    sequence = serializers.IntegerField(
+    sequence = WholeNumberField(
         help_text="The number of the game's last event: send it back as expected_sequence."
     )
     players = serializers.ListField(
         child=serializers.CharField(), help_text="The players' names in seat order."
     )
     to_act = serializers.ListField(
-        child=serializers.IntegerField(), help_text="The seats that may act now."
+        child=WholeNumberField(), help_text="The seats that may act now."
     )
     waiting_for = serializers.ListField(
-        child=serializers.IntegerField(), help_text="The seats the game waits for."
+        child=WholeNumberField(), help_text="The seats the game waits for."
     )
     legal_actions = serializers.ListField(
         child=serializers.DictField(),
@@ -188,7 +188,7 @@ class GameViewSerializer(serializers.Serializer[Any]):
     result = serializers.JSONField(
         allow_null=True, help_text="The result (RECORD.md's shape) once over; null before."
     )
-    turn_seconds = serializers.IntegerField(allow_null=True)
+    turn_seconds = WholeNumberField(allow_null=True)
     deadlines = DeadlineSerializer(
         many=True, help_text="When each waited-for seat's time runs out ([] without a clock)."
     )
@@ -199,11 +199,11 @@ class GameViewSerializer(serializers.Serializer[Any]):
         help_text="Whether the hidden cards, deck and seed are public (the game's end; a"
         " duplicate deal: its round's end)."
     )
-    tournament = serializers.IntegerField(allow_null=True)
-    table = serializers.IntegerField(allow_null=True, help_text="The table's id.")
-    seats = serializers.IntegerField(help_text="How many seats the table has.")
+    tournament = WholeNumberField(allow_null=True)
+    table = WholeNumberField(allow_null=True, help_text="The table's id.")
+    seats = WholeNumberField(help_text="How many seats the table has.")
     sitting = SittingSerializer(many=True, help_text="Who sits where, in seat order.")
-    next_game_id = serializers.IntegerField(
+    next_game_id = WholeNumberField(
         allow_null=True,
         help_text="Once the game is over: its table's next game in the series (null while"
         " it runs, after the series' last game, and outside tournaments).",
@@ -224,9 +224,9 @@ class GameEventSerializer(serializers.Serializer[Any]):
     """One event of a game, redacted for the caller while the game runs."""
 
     game = serializers.CharField(help_text="The engine id (the payload's shapes depend on it).")
-    sequence = serializers.IntegerField()
+    sequence = WholeNumberField()
     type = serializers.CharField()
-    version = serializers.IntegerField()
+    version = WholeNumberField()
     payload = serializers.DictField(help_text="The engine's event (RECORD.md's move shape).")
     cause = CauseSerializer()
     recorded_at = serializers.DateTimeField()
@@ -236,7 +236,7 @@ class TournamentStreamEventSerializer(GameEventSerializer):
     """The data of one event of a tournament stream: the game's event as its events endpoint
     shows it to the caller, with the game and the event's global position (the SSE id)."""
 
-    game_id = serializers.IntegerField()
+    game_id = WholeNumberField()
     position = serializers.CharField(help_text="The store's global position, 'tx.id'.")
 
 
@@ -244,10 +244,10 @@ class ActionSerializer(serializers.Serializer[Any]):
     action = serializers.DictField(
         help_text='The action, e.g. {"type": "draw", "index": 2}: one of legal_actions.'
     )
-    expected_sequence = serializers.IntegerField(
+    expected_sequence = WholeNumberField(
         min_value=0, help_text="The sequence of the view you decided on."
     )
-    seat = serializers.IntegerField(
+    seat = WholeNumberField(
         min_value=0,
         required=False,
         help_text="Your seat (optional: leave it out, or send your own).",
@@ -263,5 +263,5 @@ class ActionResultSerializer(serializers.Serializer[Any]):
     replayed = serializers.BooleanField(
         help_text="True when this is the first outcome of a retried Idempotency-Key."
     )
-    sequence = serializers.IntegerField(help_text="The sequence of the command's last event.")
+    sequence = WholeNumberField(help_text="The sequence of the command's last event.")
     view = GameViewSerializer()

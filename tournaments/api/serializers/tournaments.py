@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from engine.registry import game_ids
 from tournaments import services
-from tournaments.api.serializers.common import BOT_HELP, GAME_IDS
+from tournaments.api.serializers.common import BOT_HELP, GAME_IDS, WholeNumberField
 from tournaments.models import CheckIn, Registration, Round, Table, TableSeat, Tournament
 
 # -- tournaments -----------------------------------------------------------------------------------
@@ -17,11 +17,11 @@ from tournaments.models import CheckIn, Registration, Round, Table, TableSeat, T
 
 class SeriesSerializer(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(choices=["first_to", "losses", "place_points"])
-    target = serializers.IntegerField(min_value=1)
+    target = WholeNumberField(min_value=1)
     points = serializers.ListField(
         child=serializers.FloatField(), required=False, allow_null=True, min_length=1
     )
-    deal_limit = serializers.IntegerField(
+    deal_limit = WholeNumberField(
         min_value=1,
         required=False,
         allow_null=True,
@@ -49,10 +49,10 @@ class TournamentSerializer(serializers.ModelSerializer[Tournament]):
 
 
 class TournamentCreateSerializer(serializers.Serializer[Any]):
-    club = serializers.IntegerField(min_value=1)
+    club = WholeNumberField(min_value=1)
     name = serializers.CharField(max_length=120)
     game = serializers.ChoiceField(choices=GAME_IDS)
-    rounds = serializers.IntegerField(min_value=1, max_value=100)
+    rounds = WholeNumberField(min_value=1, max_value=100)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -61,18 +61,16 @@ class TournamentCreateSerializer(serializers.Serializer[Any]):
         game.choices = game_ids()
 
     series = SeriesSerializer(required=False, allow_null=True, default=None)
-    table_min = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
-    table_max = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
-    table_preferred = serializers.IntegerField(
-        min_value=1, required=False, allow_null=True, default=None
-    )
+    table_min = WholeNumberField(min_value=1, required=False, allow_null=True, default=None)
+    table_max = WholeNumberField(min_value=1, required=False, allow_null=True, default=None)
+    table_preferred = WholeNumberField(min_value=1, required=False, allow_null=True, default=None)
     seating_mode = serializers.ChoiceField(
         choices=Tournament.SeatingMode.choices, default=Tournament.SeatingMode.MIXING
     )
-    turn_seconds = serializers.IntegerField(
+    turn_seconds = WholeNumberField(
         min_value=1, max_value=86_400, required=False, allow_null=True, default=None
     )
-    timeouts_to_bot = serializers.IntegerField(min_value=0, max_value=100, default=0)
+    timeouts_to_bot = WholeNumberField(min_value=0, max_value=100, default=0)
     duplicate_deals = serializers.BooleanField(default=False)
     timeout_forfeits = serializers.BooleanField(
         default=True,
@@ -90,14 +88,12 @@ class RegistrationSerializer(serializers.ModelSerializer[Registration]):
 
 
 class RegisterSerializer(serializers.Serializer[Any]):
-    player = serializers.IntegerField(min_value=1)
-    from_round = serializers.IntegerField(
-        min_value=1, required=False, allow_null=True, default=None
-    )
+    player = WholeNumberField(min_value=1)
+    from_round = WholeNumberField(min_value=1, required=False, allow_null=True, default=None)
 
 
 class CheckInSerializer(serializers.ModelSerializer[CheckIn]):
-    round = serializers.IntegerField(source="round_number", read_only=True)
+    round = WholeNumberField(source="round_number", read_only=True)
 
     class Meta:
         model = CheckIn
@@ -106,8 +102,8 @@ class CheckInSerializer(serializers.ModelSerializer[CheckIn]):
 
 
 class CheckInCreateSerializer(serializers.Serializer[Any]):
-    player = serializers.IntegerField(min_value=1)
-    round = serializers.IntegerField(
+    player = WholeNumberField(min_value=1)
+    round = WholeNumberField(
         min_value=1,
         required=False,
         allow_null=True,
@@ -117,12 +113,12 @@ class CheckInCreateSerializer(serializers.Serializer[Any]):
 
 
 class PlayerRefSerializer(serializers.Serializer[Any]):
-    player = serializers.IntegerField(min_value=1)
+    player = WholeNumberField(min_value=1)
 
 
 class FixedSerializer(serializers.Serializer[Any]):
-    player = serializers.IntegerField(min_value=1)
-    table = serializers.IntegerField(min_value=1, help_text="Table number, 1 first.")
+    player = WholeNumberField(min_value=1)
+    table = WholeNumberField(min_value=1, help_text="Table number, 1 first.")
 
 
 class StartRoundSerializer(serializers.Serializer[Any]):
@@ -132,7 +128,7 @@ class StartRoundSerializer(serializers.Serializer[Any]):
     fixed = FixedSerializer(many=True, required=False, default=list)
     apart = serializers.ListField(
         child=serializers.ListField(
-            child=serializers.IntegerField(min_value=1), min_length=2, max_length=2
+            child=WholeNumberField(min_value=1), min_length=2, max_length=2
         ),
         required=False,
         default=list,
@@ -142,7 +138,7 @@ class StartRoundSerializer(serializers.Serializer[Any]):
 
 class SwapSerializer(serializers.Serializer[Any]):
     players = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=WholeNumberField(min_value=1),
         min_length=2,
         max_length=2,
         help_text="The two players to exchange (seat for seat, or a seat for a bye).",
@@ -175,7 +171,7 @@ class TableSummarySerializer(serializers.ModelSerializer[Table]):
         help_text="The commitment of the table's next deal, once known (null before)."
     )
     placings = serializers.ListField(
-        child=serializers.ListField(child=serializers.IntegerField()),
+        child=serializers.ListField(child=WholeNumberField()),
         allow_null=True,
         read_only=True,
         help_text="Once finished: groups of seats, best first (a group shares its place).",
@@ -200,7 +196,7 @@ class TableSummarySerializer(serializers.ModelSerializer[Table]):
 
 class RoundSerializer(serializers.ModelSerializer[Round]):
     tables = TableSummarySerializer(many=True, read_only=True)
-    byes = serializers.ListField(child=serializers.IntegerField(), read_only=True)
+    byes = serializers.ListField(child=WholeNumberField(), read_only=True)
     commitment = serializers.SerializerMethodField(
         help_text="Duplicate deals: the commitment of the round's seed (null otherwise)."
     )
@@ -245,25 +241,25 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
 
 
 class StandingSerializer(serializers.Serializer[Any]):
-    rank = serializers.IntegerField()
-    player = serializers.IntegerField()
+    rank = WholeNumberField()
+    player = WholeNumberField()
     name = serializers.CharField()
     points = serializers.CharField(help_text="Exact points as a fraction, e.g. '5/2'.")
     points_value = serializers.FloatField()
     opponents_points = serializers.CharField()
-    head_to_head = serializers.IntegerField()
-    last_place_count = serializers.IntegerField()
-    played = serializers.IntegerField()
-    bye_count = serializers.IntegerField()
+    head_to_head = WholeNumberField()
+    last_place_count = WholeNumberField()
+    played = WholeNumberField()
+    bye_count = WholeNumberField()
     dropped = serializers.BooleanField()
 
 
 class RatingSerializer(serializers.Serializer[Any]):
-    rank = serializers.IntegerField()
-    player = serializers.IntegerField()
+    rank = WholeNumberField()
+    player = WholeNumberField()
     name = serializers.CharField()
     game = serializers.CharField()
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
     ordinal = serializers.FloatField()
-    display = serializers.IntegerField()
+    display = WholeNumberField()

@@ -96,7 +96,7 @@ class GameStreamView(APIView):
         access = game_access(request, game_id)
         timeout = _stream_timeout(request)
         last = _last_event_id(request) or "0"
-        if not last.isdecimal() or int(last) > 2**31 - 1:
+        if not (last.isascii() and last.isdigit()) or int(last) > 2**31 - 1:
             raise ValidationError(
                 {"Last-Event-ID": [f"a game's event id is a sequence, not {last!r}"]}
             )
