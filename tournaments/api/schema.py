@@ -124,22 +124,17 @@ def _game_components(game: Game[Any], common: dict[str, Shape]) -> dict[str, Sha
     sent = {k: a for k, a in game.actions.items() if a.sent}
     recorded = {k: a for k, a in game.actions.items() if a.recorded}
     if sent:
-        for kind, action in sent.items():
-            out[f"{name}{pascal(kind)}Action"] = action.request_shape(kind)
-        out[f"{name}Action"] = union(
-            [f"{name}{pascal(k)}Action" for k in sent],
-            "type",
-            list(sent),
-            f"What a seat of {game.name} may send (engine/games/{game.id}.py).",
-        )
-        for kind, action in recorded.items():
-            out[f"{name}{pascal(kind)}Move"] = action.move_shape(kind)
-        out[f"{name}MoveAction"] = union(
-            [f"{name}{pascal(k)}Move" for k in recorded],
-            "type",
-            list(recorded),
-            f"A move's action in {game.name}, as you may see it (secret fields removed).",
-        )
+        kinds = [
+            ("Action", sent, f"What a seat of {game.name} may send (engine/games/{game.id}.py)."),
+            ("Move", recorded, f"A move's action in {game.name}, as you may see it."),
+        ]
+        for suffix, actions, description in kinds:
+            for kind, action in actions.items():
+                shape = action.request_shape if suffix == "Action" else action.move_shape
+                out[f"{name}{pascal(kind)}{suffix}"] = shape(kind)
+            out[f"{name}Action" if suffix == "Action" else f"{name}MoveAction"] = union(
+                [f"{name}{pascal(k)}{suffix}" for k in actions], "type", list(actions), description
+            )
     else:
         out[f"{name}Action"] = out[f"{name}MoveAction"] = FREE_ACTION
     out[f"{name}MovePayload"] = record(

@@ -61,23 +61,18 @@ class PlayerSerializer(serializers.ModelSerializer[Player]):
         return player.user_id is not None
 
 
+def _optional_text(length: int, help_text: str) -> serializers.CharField:
+    """A text field of a body that may be left out or null (then ``None``)."""
+    return serializers.CharField(
+        max_length=length, required=False, allow_null=True, default=None, help_text=help_text
+    )
+
+
 class PlayerCreateSerializer(serializers.Serializer[Any]):
     club = WholeNumberField(min_value=1)
     name = serializers.CharField(max_length=80)
-    bot = serializers.CharField(
-        max_length=32,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="The bot's level for a bot; omit it (or null) for a person.",
-    )
-    username = serializers.CharField(
-        max_length=150,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="The login that plays as this player (optional).",
-    )
+    bot = _optional_text(32, "The bot's level for a bot; omit it (or null) for a person.")
+    username = _optional_text(150, "The login that plays as this player (optional).")
 
 
 class PlayerLoginSerializer(serializers.Serializer[Any]):
