@@ -184,7 +184,6 @@ def _follow(url: str, frames: list[tuple[float, str]], headers: dict[str, str]) 
                 frames.append((time.monotonic(), line[4:]))
 
 
-@pytest.mark.parametrize("kind", ["wsgi", "asgi"])
 def generate_client(url: str, where: Path) -> Path:
     """The Python client openapi-python-client makes of the served schema (``parlour_client``
     in the folder returned)."""
@@ -276,6 +275,7 @@ def test_a_bot_on_the_client_generated_from_the_schema_type_checks_and_plays_a_g
     assert status == 200 and view["status"] == "over" and view["result"] == summary["result"]
 
 
+@pytest.mark.parametrize("kind", ["wsgi", "asgi"])
 def test_a_game_stream_delivers_each_move_as_it_happens(
     kind: str, live_db: LiveDatabase, request: pytest.FixtureRequest
 ) -> None:
