@@ -161,3 +161,20 @@ def test_every_view_and_event_of_a_played_game_fits_exactly_its_games_schema(
             assert check.matching_members("GameEvent", event) == [f"{name}Event"], check.errors(
                 f"{name}Event", event
             )
+
+
+def test_a_game_without_shapes_is_in_the_schema_with_free_form_actions(api: Api) -> None:
+    """A plug-in game that declares no shapes (the toy game of tests/toy_game) still has
+    its view in the ``oneOf``: the common keys, its actions objects with a ``type``."""
+    from engine.registry import register, unregister
+    from tests.toy_game.last_card import GAME as TOY
+
+    register(TOY)
+    try:
+        components = schema(api)["components"]["schemas"]
+    finally:
+        unregister(TOY.id)
+    assert "last_card" in components["GameView"]["discriminator"]["mapping"]
+    assert components["LastCardAction"]["required"] == ["type"]
+    view = components["LastCardView"]["properties"]
+    assert view["game"]["enum"] == ["last_card"] and "sitting" in view
