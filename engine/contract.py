@@ -49,6 +49,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from engine.cards import Card, CardError, check_deck
 from engine.series import SeriesFormat
+from engine.shapes import ActionShape, Shape
 
 Action = dict[str, Any]
 Event = dict[str, Any]
@@ -71,6 +72,15 @@ class IllegalAction(Exception):
         super().__init__(reason)
         self.reason = reason
         self.field = field
+
+
+def said(value: object) -> str:
+    """``value`` as a refusal quotes it: JSON, as the client sent it (``null``, ``"x"``,
+    ``{"a": 1}``), never Python's repr (``None``, ``'x'``)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        return str(value)
 
 
 def action_key(action: Mapping[str, Any]) -> str:
@@ -107,11 +117,30 @@ class Game(ABC, Generic[S]):
     simultaneous: ClassVar[bool]
     #: How a series at one table is played and scored unless the organiser says otherwise.
     default_series: ClassVar[SeriesFormat]
+    #: Every action type of the game with the JSON shape of its fields, who may send it
+    #: and what a move records (:class:`engine.shapes.ActionShape`).  The rules read
+    #: :attr:`requests` from it and the API's schema its shapes, so it is said once.
+    actions: ClassVar[Mapping[str, ActionShape]] = {}
     #: What a seat may say: each action type a player may send, with the fields it
     #: may name besides ``type``.  Everything else a seat sends is refused unread.
+    #: Derived from :attr:`actions` (the action types a seat may send) unless a game
+    #: without shapes sets it itself.
     requests: ClassVar[Mapping[str, frozenset[str]]]
+    #: The JSON shape of each key of :meth:`table_view` (:mod:`engine.shapes`); the keys
+    #: in :attr:`view_optional` are not in every view (a seat's own hand).
+    view_shape: ClassVar[Mapping[str, Shape]] = {}
+    view_optional: ClassVar[frozenset[str]] = frozenset()
+    #: The JSON shape of :meth:`outcome`'s result (RECORD.md), once the game is over.
+    result_shape: ClassVar[Shape | None] = None
     #: Words added to the refusal of a request that names a field it may not, by type.
     request_help: ClassVar[Mapping[str, str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("actions") and "requests" not in cls.__dict__:
+            cls.requests = {
+                kind: frozenset(shape.fields) for kind, shape in cls.actions.items() if shape.sent
+            }
 
     # -- the deal and the fold ------------------------------------------------
 
@@ -126,7 +155,7 @@ class Game(ABC, Generic[S]):
         if not isinstance(seats, int) or not self.min_seats <= seats <= self.max_seats:
             raise IllegalAction(
                 f"{self.name} is played by {self.min_seats} to {self.max_seats} players,"
-                f" not {seats!r}",
+                f" not {said(seats)}",
                 "seats",
             )
         if not isinstance(dealer, int) or not 0 <= dealer < seats:
@@ -187,7 +216,7 @@ class Game(ABC, Generic[S]):
         if self.outcome(state) is not None:
             raise IllegalAction("the game is over")
         if not isinstance(seat, int) or not 0 <= seat < self.seat_count(state):
-            raise IllegalAction(f"there is no seat {seat!r} at this table", "seat")
+            raise IllegalAction(f"there is no seat {said(seat)} at this table", "seat")
         if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
             raise IllegalAction('an action is an object with a "type"', "type")
         canonical = self.check(state, seat, action, chance)
@@ -325,16 +354,16 @@ class Game(ABC, Generic[S]):
         allowed = self.requests.get(kind) if isinstance(kind, str) else None
         if allowed is None:
             raise IllegalAction(
-                f"unknown action type {kind!r}: a player of {self.name} may send"
-                f" {', '.join(repr(k) for k in sorted(self.requests))}",
+                f"unknown action type {said(kind)}: a player of {self.name} may send"
+                f" {', '.join(said(k) for k in sorted(self.requests))}",
                 "type",
             )
         extra = sorted(set(request) - allowed - {"type"})
         if extra:
-            named = ", ".join(repr(f) for f in sorted(allowed)) or "no other field"
+            named = ", ".join(said(f) for f in sorted(allowed)) or "no other field"
             help_ = self.request_help.get(str(kind))
             raise IllegalAction(
-                f"a {kind!r} names only {named}; {extra[0]!r} is not a player's to say"
+                f"a {said(kind)} names only {named}; {said(extra[0])} is not a player's to say"
                 + (f": {help_}" if help_ else ""),
                 extra[0],
             )

@@ -34,6 +34,8 @@ import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from engine.contract import said
+
 #: The name and version of the algorithm above.
 ALGORITHM = "hmac-sha256-ctr-fisher-yates/1"
 #: Bytes of entropy in a seed.
@@ -63,7 +65,7 @@ def canonical_order(cards: Sequence[str]) -> list[str]:
     for card in cards:
         valid = isinstance(card, str) and len(card) == 2
         if not (valid and card[0] in _RANKS and card[1] in _SUITS):
-            raise FairnessError(f"{card!r} is not a canonical card code")
+            raise FairnessError(f"{said(card)} is not a canonical card code")
     return sorted(cards, key=lambda c: (_SUITS.index(c[1]), _RANKS.index(c[0])))
 
 
@@ -135,7 +137,7 @@ def parse_seed(seed: str | bytes) -> bytes:
     try:
         return bytes.fromhex(seed)
     except ValueError:
-        raise FairnessError(f"the seed {seed!r} is not hexadecimal") from None
+        raise FairnessError(f"the seed {said(seed)} is not hexadecimal") from None
 
 
 def check_shuffle(

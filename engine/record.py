@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.contract import Event, IllegalAction
+from engine.contract import Event, IllegalAction, said
 from engine.registry import get_game
 
 FORMAT = "parlour-record/1"
@@ -88,7 +88,9 @@ def import_record(record: object) -> list[Event]:
     if unknown:
         raise RecordError(f"unknown key(s) {', '.join(unknown)}", field=unknown[0])
     if record["format"] != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}, not {record['format']!r}", field="format")
+        raise RecordError(
+            f"format must be {said(FORMAT)}, not {said(record['format'])}", field="format"
+        )
     try:
         game = get_game(record["game"])
     except (KeyError, TypeError) as error:
@@ -96,7 +98,8 @@ def import_record(record: object) -> list[Event]:
     seats = record["seats"]
     if not isinstance(seats, int) or not game.min_seats <= seats <= game.max_seats:
         raise RecordError(
-            f"{game.name} is played by {game.min_seats} to {game.max_seats} players, not {seats!r}",
+            f"{game.name} is played by {game.min_seats} to {game.max_seats} players,"
+            f" not {said(seats)}",
             field="seats",
         )
     players = record["players"]
@@ -133,14 +136,14 @@ def import_record(record: object) -> list[Event]:
     stated = record.get("result")
     if stated is not None and stated != outcome:
         raise RecordError(
-            f"the moves lead to {outcome if outcome is not None else 'an unfinished game'},"
-            f" not the stated result {stated}",
+            f"the moves lead to {said(outcome) if outcome is not None else 'an unfinished game'},"
+            f" not the stated result {said(stated)}",
             len(moves),
             "result",
         )
     if stated is None and outcome is not None:
         raise RecordError(
-            f"the moves end the game with {outcome}, but the record states no result",
+            f"the moves end the game with {said(outcome)}, but the record states no result",
             len(moves),
             "result",
         )

@@ -13,7 +13,7 @@ Old Maid's rearrangements are left alone: a draw names a position only.
 
 ``--mine`` plays your running games (``GET /api/v1/games?mine=true``) one after
 the other until none is left: a whole series at a tournament table (a finished
-game's view names the table's next deal, ``next_game``).
+game's view names the table's next deal, ``next_game_id``).
 The token can also come from the ``PARLOUR_TOKEN`` environment variable, or be
 created from ``--username``/``--password`` (HTTP Basic, ``POST /api/v1/tokens``).
 At the end it prints one JSON line: the game, the seat, the moves it made and
@@ -147,13 +147,13 @@ def play(
         # Not our turn: a long-poll answers with the view once the game moves on.
         view = client.get(f"/games/{game}?after={view['sequence']}&wait=25")
     return {
-        "game": game,
+        "game_id": game,
         "seat": seat,
-        "moves": moves,
-        "conflicts": conflicts,
-        "result": view.get("outcome"),
+        "move_count": moves,
+        "conflict_count": conflicts,
+        "result": view.get("result"),
         "sequence": view["sequence"],
-        "next_game": view.get("next_game"),
+        "next_game_id": view.get("next_game_id"),
     }
 
 
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary | {"player": me["username"]}), flush=True)
         played += 1
         # The view of a finished game names the table's next deal, if the series goes on.
-        following = summary["next_game"]
+        following = summary["next_game_id"]
     if not played:
         print(f"{me['username']} has no running game", file=sys.stderr)
         return 1

@@ -411,6 +411,12 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The games' actions, views and events, typed from the engine's declarations.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "tournaments.api.schema.game_shapes",
+        "tournaments.api.schema.rate_headers",
+    ],
     # Ids in paths (tournaments/converters.py) are integers, as with <int:…>.
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer"}},
     "ENUM_NAME_OVERRIDES": {
@@ -430,7 +436,13 @@ CORS_ALLOW_HEADERS = (
     "idempotency-key",
     "last-event-id",
 )
-CORS_EXPOSE_HEADERS = ("Retry-After", "Location", "Idempotency-Replayed")
+CORS_EXPOSE_HEADERS = (
+    "Retry-After",
+    "Location",
+    "Idempotency-Replayed",
+    "RateLimit-Policy",
+    "RateLimit",
+)
 #: Longest a streaming (Server-Sent Events) response stays open, in seconds.
 PARLOUR_STREAM_SECONDS = env_float("PARLOUR_STREAM_SECONDS", 300.0, minimum=1.0)
 #: How often a stream looks for new events, in seconds.

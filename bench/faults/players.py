@@ -311,11 +311,11 @@ async def play_seat(
             if view is None:
                 await asyncio.sleep(poll if status else 0.2)
                 continue
-        if view.get("status") == "over" and view.get("next_game"):
-            game, view = view["next_game"], None  # the series' next deal
+        if view.get("status") == "over" and view.get("next_game_id"):
+            game, view = view["next_game_id"], None  # the series' next deal
             continue
         if view.get("status") == "over":
-            # No next game named: the series is over, or this server predates next_game.
+            # No next game named: the series is over, or this server predates next_game_id.
             _, table = await _get(client, f"/api/v1/tables/{me.table}", me.token, record)
             if table is None:
                 await asyncio.sleep(0.2)

@@ -41,9 +41,23 @@ from engine.cards import (
     full_deck,
     parse_card,
 )
-from engine.contract import Action, Game, IllegalAction, Outcome, View, sorted_actions
+from engine.contract import Action, Game, IllegalAction, Outcome, View, said, sorted_actions
 from engine.registry import register
 from engine.series import SeriesFormat
+from engine.shapes import (
+    BOOLEAN,
+    CARD,
+    COUNT,
+    SEAT,
+    SEAT_GROUPS,
+    SUIT,
+    ActionShape,
+    described,
+    list_of,
+    nullable,
+    one_of_values,
+    record,
+)
 
 LEAD = "lead"
 TRICK = "trick"
@@ -132,7 +146,41 @@ class Bhabhi(Game[BhabhiState]):
     simultaneous = True
     default_series = SeriesFormat("losses", 5)
     # The blind draw from the discard is the server's (a chance move), never a seat's.
-    requests = {"play": frozenset({"card"}), "take_left": frozenset()}
+    actions = {
+        "play": ActionShape({"card": CARD}, description="Play a card to the trick."),
+        "take_left": ActionShape(
+            description="Lead nothing: take the hand of the seat on your left instead."
+        ),
+        "draw_discard": ActionShape(
+            {"card": CARD},
+            sent=False,
+            secret=frozenset({"card"}),
+            description="The server's blind draw from the discard for the leader (chance).",
+        ),
+    }
+    view_shape = {
+        "seats": COUNT,
+        "dealer": SEAT,
+        "phase": one_of_values(LEAD, TRICK, DRAW, OVER),
+        "trick_number": COUNT,
+        "first_trick": BOOLEAN,
+        "leader": SEAT,
+        "turn": nullable(SEAT),
+        "trick": list_of(record({"seat": SEAT, "card": CARD})),
+        "led_suit": nullable(SUIT),
+        "must_lead": nullable(
+            described(CARD, "The card the leader must lead (shown to the leader only).")
+        ),
+        "lead_forced": BOOLEAN,
+        "hand_sizes": list_of(COUNT),
+        "active": described(list_of(SEAT), "The seats still holding cards."),
+        "out": SEAT_GROUPS,
+        "discard_size": COUNT,
+        "loser": nullable(SEAT),
+        "hand": described(list_of(CARD), "Your own hand, sorted (a seat's view only)."),
+    }
+    view_optional = frozenset({"hand"})
+    result_shape = record({"loser": SEAT, "out": SEAT_GROUPS})
 
     def secret_fields(
         self,
@@ -384,7 +432,7 @@ class Bhabhi(Game[BhabhiState]):
                 )
             return dict(_TAKE_LEFT)
         raise IllegalAction(
-            f"unknown action type {kind!r}: Bhabhi's actions are play and take_left", "type"
+            f"unknown action type {said(kind)}: Bhabhi's actions are play and take_left", "type"
         )
 
     def _check_play(self, state: BhabhiState, seat: int, action: Mapping[str, Any]) -> Action:

@@ -30,9 +30,24 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from engine.cards import Card, full_deck
-from engine.contract import Action, Game, IllegalAction, Outcome, View, sorted_actions
+from engine.contract import Action, Game, IllegalAction, Outcome, View, said, sorted_actions
 from engine.registry import register
 from engine.series import SeriesFormat
+from engine.shapes import (
+    BOOLEAN,
+    CARD,
+    COUNT,
+    INTEGER,
+    SEAT,
+    SEAT_GROUPS,
+    ActionShape,
+    Shape,
+    described,
+    list_of,
+    nullable,
+    one_of_values,
+    record,
+)
 
 Phase = Literal["declare", "place", "over"]
 
@@ -80,6 +95,17 @@ def _duet_json(duet: Duet, on_table: bool, active: tuple[int, ...]) -> dict[str,
         "values": [rv, lv],
         "difference": diff,
     }
+
+
+#: One of a seat's two piles in the view: face-down count, face-up cards (top last; an
+#: undeclared ace of another seat is null), the declared value of its ace.
+_PILE: Shape = record(
+    {
+        "down": COUNT,
+        "up": list_of(nullable(CARD)),
+        "declared": nullable(one_of_values(*ACE_VALUES)),
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,10 +341,57 @@ class GiveAndTake(Game[GiveAndTakeState]):
     chance: ClassVar[bool] = False
     simultaneous: ClassVar[bool] = True
     default_series: ClassVar[SeriesFormat] = SeriesFormat("place_points", 3)
-    requests: ClassVar[Mapping[str, frozenset[str]]] = {
-        "declare_ace": frozenset({"pile", "value"}),
-        "place_capture": frozenset({"pile"}),
+    actions: ClassVar[Mapping[str, ActionShape]] = {
+        "declare_ace": ActionShape(
+            {"pile": one_of_values(*SIDES), "value": one_of_values(*ACE_VALUES)},
+            secret=frozenset({"pile", "value"}),
+            description="Say what your freshly turned ace on a pile counts: 1 or 14.",
+        ),
+        "place_capture": ActionShape(
+            {"pile": one_of_values(*SIDES)},
+            description="Put the cards you captured under one of your face-down piles.",
+        ),
     }
+    view_shape: ClassVar[Mapping[str, Shape]] = {
+        "seats": COUNT,
+        "dealer": SEAT,
+        "round": described(COUNT, "The round within the deal (cards turned so far)."),
+        "phase": one_of_values("declare", "place", "over"),
+        "piles": list_of(
+            record(
+                {
+                    "seat": SEAT,
+                    "active": BOOLEAN,
+                    "cards": described(COUNT, "Cards the seat holds (or won, once out)."),
+                    **{side: _PILE for side in SIDES},
+                }
+            )
+        ),
+        "reserve": described(COUNT, "Cards left in the reserve."),
+        "reserve_taker": nullable(SEAT),
+        "active": list_of(SEAT),
+        "out": SEAT_GROUPS,
+        "pending": described(list_of(SEAT), "Seats with an ace to declare."),
+        "my_pending": described(
+            list_of(one_of_values(*SIDES)), "Your piles whose ace you have to declare."
+        ),
+        "duets": list_of(
+            record(
+                {
+                    "seat": SEAT,
+                    "neighbour": SEAT,
+                    "cards": list_of(nullable(CARD), length=2),
+                    "values": list_of(INTEGER, length=2),
+                    "difference": INTEGER,
+                }
+            )
+        ),
+        "duets_round": COUNT,
+        "capturer": nullable(SEAT),
+        "captured": list_of(CARD),
+        "last_capturer": nullable(SEAT),
+    }
+    result_shape: ClassVar[Shape | None] = record({"places": SEAT_GROUPS})
 
     def secret_fields(
         self,
@@ -419,7 +492,7 @@ class GiveAndTake(Game[GiveAndTakeState]):
             pile = _pile(action)
             value = action.get("value")
             if isinstance(value, bool) or value not in ACE_VALUES:
-                raise IllegalAction(f"an ace counts 1 or 14, not {value!r}", "value")
+                raise IllegalAction(f"an ace counts 1 or 14, not {said(value)}", "value")
             self._seat_in(state, seat)
             if state.phase != "declare" or not state.pending:
                 raise IllegalAction("there is no ace to declare now", "type")
@@ -451,7 +524,8 @@ class GiveAndTake(Game[GiveAndTakeState]):
                 )
             return {"type": "place_capture", "pile": pile}
         raise IllegalAction(
-            f"unknown action type {kind!r}; Give & Take has declare_ace and place_capture", "type"
+            f"unknown action type {said(kind)}; Give & Take has declare_ace and place_capture",
+            "type",
         )
 
     def _seat_in(self, state: GiveAndTakeState, seat: int) -> None:
@@ -587,7 +661,8 @@ def _only_keys(action: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
     extra = sorted(k for k in action if k not in allowed)
     if extra:
         raise IllegalAction(
-            f"unexpected field(s) {extra} in {action['type']}: it takes only {list(allowed)}",
+            f"unexpected field(s) {', '.join(map(said, extra))} in {said(action['type'])}:"
+            f" it takes only {', '.join(map(said, allowed))}",
             extra[0],
         )
 
@@ -595,7 +670,7 @@ def _only_keys(action: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
 def _pile(action: Mapping[str, Any]) -> str:
     pile = action.get("pile")
     if not isinstance(pile, str) or pile not in SIDE_INDEX:
-        raise IllegalAction(f'the pile is "left" or "right", not {pile!r}', "pile")
+        raise IllegalAction(f'the pile is "left" or "right", not {said(pile)}', "pile")
     return str(pile)
 
 

@@ -23,9 +23,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import ACE_LOW_VALUE, Card, CardError, full_deck, parse_card
-from engine.contract import Action, Game, IllegalAction, Outcome, View
+from engine.contract import Action, Game, IllegalAction, Outcome, View, said
 from engine.registry import register
 from engine.series import SeriesFormat
+from engine.shapes import (
+    BOOLEAN,
+    CARD,
+    COUNT,
+    SEAT,
+    ActionShape,
+    described,
+    list_of,
+    nullable,
+    record,
+)
 
 #: Foundation slots on the table.
 FOUNDATIONS = 4
@@ -93,7 +104,32 @@ class GiveAway(Game[GiveAwayState]):
     chance = False
     simultaneous = False
     default_series = SeriesFormat("first_to", 3)
-    requests = {"play": frozenset({"card", "foundation"}), "pass": frozenset()}
+    actions = {
+        "play": ActionShape(
+            {"card": CARD, "foundation": described(COUNT, "The foundation's index, 0 first.")},
+            description="Play the face-up card onto a foundation it fits.",
+        ),
+        "pass": ActionShape(description="Pass: the face-up card fits no foundation."),
+    }
+    view_shape = {
+        "seats": COUNT,
+        "dealer": SEAT,
+        "turn": nullable(described(SEAT, "The seat on turn (null once over).")),
+        "passes": described(COUNT, "Passes in a row so far."),
+        "face_up": described(
+            list_of(nullable(CARD)), "Each seat's face-up card (null: the seat has none left)."
+        ),
+        "stack_sizes": described(list_of(COUNT), "Each seat's face-down cards."),
+        "foundations": list_of(record({"top": nullable(CARD), "size": COUNT})),
+    }
+    result_shape = record(
+        {
+            "winner": nullable(SEAT),
+            "deadlock": BOOLEAN,
+            "counts": described(list_of(COUNT), "A deadlock: each seat's cards left."),
+        },
+        optional=("deadlock", "counts"),
+    )
 
     # -- the rules -----------------------------------------------------------
 
@@ -169,7 +205,9 @@ class GiveAway(Game[GiveAwayState]):
         if kind == "pass":
             extra = sorted(set(action) - {"type"})
             if extra:
-                raise IllegalAction(f"a pass has no other fields, got {extra}", extra[0])
+                raise IllegalAction(
+                    f"a pass has no other fields, got {', '.join(map(said, extra))}", extra[0]
+                )
             if fits:
                 slots = " or ".join(str(k) for k in fits)
                 raise IllegalAction(
@@ -178,12 +216,14 @@ class GiveAway(Game[GiveAwayState]):
             return {"type": "pass"}
         if kind != "play":
             raise IllegalAction(
-                f"unknown action type {kind!r}: Give Away has 'play' and 'pass'", "type"
+                f'unknown action type {said(kind)}: Give Away has "play" and "pass"', "type"
             )
         extra = sorted(set(action) - _PLAY_KEYS)
         if extra:
             raise IllegalAction(
-                f"a play has only 'type', 'card' and 'foundation', got also {extra}", extra[0]
+                'a play has only "type", "card" and "foundation", got also'
+                f" {', '.join(map(said, extra))}",
+                extra[0],
             )
         if "card" not in action:
             raise IllegalAction("a play names the card: your face-up card", "card")
@@ -198,7 +238,7 @@ class GiveAway(Game[GiveAwayState]):
         k = action["foundation"]
         if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k < FOUNDATIONS:
             raise IllegalAction(
-                f"a foundation is a slot number from 0 to {FOUNDATIONS - 1}, not {k!r}",
+                f"a foundation is a slot number from 0 to {FOUNDATIONS - 1}, not {said(k)}",
                 "foundation",
             )
         if k not in fits:

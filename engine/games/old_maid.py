@@ -39,9 +39,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import RANKS, SUITS, Card, CardError, deal_round_robin, old_maid_deck, parse_card
-from engine.contract import Action, Game, IllegalAction, Outcome, View, sorted_actions
+from engine.contract import Action, Game, IllegalAction, Outcome, View, said, sorted_actions
 from engine.registry import register
 from engine.series import SeriesFormat
+from engine.shapes import (
+    BOOLEAN,
+    CARD,
+    COUNT,
+    SEAT,
+    SEAT_GROUPS,
+    ActionShape,
+    described,
+    list_of,
+    nullable,
+    record,
+)
 
 _SORT_KEY: dict[Card, int] = {
     r + s: i * len(SUITS) + j for i, r in enumerate(RANKS) for j, s in enumerate(SUITS)
@@ -157,11 +169,39 @@ class OldMaid(Game[OldMaidState]):
     default_series = SeriesFormat("losses", 5)
     # A draw names a position, never a card: the drawer cannot know it, and a request
     # naming one would let them ask "is this the queen?" (the server fills it in).
-    requests = {
-        "draw": frozenset({"index"}),
-        "arrange": frozenset({"order"}),
-        "shuffle": frozenset(),
+    actions = {
+        "draw": ActionShape(
+            {"index": described(COUNT, "The position in the offered fan, 0 first.")},
+            filled={"card": CARD},
+            secret=frozenset({"card"}),
+            description="Draw the card at a position of the offered fan (the server says"
+            " which card it was, to you alone).",
+        ),
+        "arrange": ActionShape(
+            {"order": described(list_of(CARD), "Your whole fan, in the new order.")},
+            secret=frozenset({"order"}),
+            description="Put your own fan in an order of your choosing.",
+        ),
+        "shuffle": ActionShape(
+            recorded=False,
+            description="Have the server shuffle your fan (recorded as a chance arrange).",
+        ),
     }
+    view_shape = {
+        "seats": COUNT,
+        "dealer": SEAT,
+        "fan_sizes": described(list_of(COUNT), "How many cards each seat holds."),
+        "offerer": nullable(described(SEAT, "The seat offering its fan.")),
+        "drawer": nullable(described(SEAT, "The seat drawing from it.")),
+        "offered": nullable(described(COUNT, "How many cards the offered fan holds.")),
+        "discards": list_of(
+            record({"seat": SEAT, "cards": list_of(CARD, length=2), "opening": BOOLEAN})
+        ),
+        "out": described(SEAT_GROUPS, "The seats out of cards, in the order they went out."),
+        "hand": described(list_of(CARD), "Your own fan, in its order (a seat's view only)."),
+    }
+    view_optional = frozenset({"hand"})
+    result_shape = record({"loser": SEAT, "out": SEAT_GROUPS})
     request_help = {
         "draw": 'a draw names the position only ({"type": "draw", "index": i}):'
         " you cannot know the card you draw, so do not send one"
@@ -258,7 +298,7 @@ class OldMaid(Game[OldMaidState]):
                 'a "shuffle" is a request: the server turns it into an "arrange"', "type"
             )
         raise IllegalAction(
-            f'unknown action type {kind!r}: Old Maid knows "draw" and "arrange"', "type"
+            f'unknown action type {said(kind)}: Old Maid knows "draw" and "arrange"', "type"
         )
 
     def _check_draw(
@@ -266,7 +306,10 @@ class OldMaid(Game[OldMaidState]):
     ) -> Action:
         extra = sorted(set(action) - {"type", "index", "card"})
         if extra:
-            raise IllegalAction(f"a draw has only an index (and a card), not {extra}", extra[0])
+            raise IllegalAction(
+                f"a draw has only an index (and a card), not {', '.join(map(said, extra))}",
+                extra[0],
+            )
         if chance:
             raise IllegalAction("a draw is the drawer's choice, not a chance outcome")
         offerer, drawer = state.offerer, state.drawer
@@ -279,7 +322,7 @@ class OldMaid(Game[OldMaidState]):
         index = action.get("index")
         if not isinstance(index, int) or isinstance(index, bool):
             raise IllegalAction(
-                f"the index is a whole number from 0 to {len(fan) - 1}, not {index!r}", "index"
+                f"the index is a whole number from 0 to {len(fan) - 1}, not {said(index)}", "index"
             )
         if not 0 <= index < len(fan):
             raise IllegalAction(
@@ -301,7 +344,9 @@ class OldMaid(Game[OldMaidState]):
     def _check_arrange(self, state: OldMaidState, seat: int, action: Mapping[str, Any]) -> Action:
         extra = sorted(set(action) - {"type", "order"})
         if extra:
-            raise IllegalAction(f"an arrange has only an order, not {extra}", extra[0])
+            raise IllegalAction(
+                f"an arrange has only an order, not {', '.join(map(said, extra))}", extra[0]
+            )
         fan = state.hands[seat]
         if not fan:
             raise IllegalAction(f"seat {seat} is out and has no fan to arrange", "seat")

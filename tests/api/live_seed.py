@@ -59,13 +59,13 @@ def seed(password: str) -> dict[str, Any]:
 
     users = {
         name: User.objects.create_user(name, password=password)
-        for name in ("org", "ann", "ben", "cat", "dan", "eli", "fay", "fuzz")
+        for name in ("org", "ann", "ben", "cat", "dan", "eli", "fay", "fuzz", "gus")
     }
     club = services.create_club("Live Club", slug="live", organisers=[users["org"]])
     fuzz_club = services.create_club("Fuzz Club", slug="fuzz", organisers=[users["fuzz"]])
     people = {
         name: services.add_player(club, name.title(), user=users[name])
-        for name in ("ann", "ben", "cat", "dan", "eli", "fay")
+        for name in ("ann", "ben", "cat", "dan", "eli", "fay", "gus")
     }
     level = bot_levels("give_away")[0]
     bots = [services.add_player(club, f"Bot {i}", bot_level=level) for i in (1, 2)]
@@ -88,6 +88,15 @@ def seed(password: str) -> dict[str, Any]:
         "duel_asgi": _tournament(club, "Duel 2", "old_maid", [people["eli"], people["fay"]]),
         # Retries and races over HTTP.
         "retry": _tournament(club, "Retry", "old_maid", [people["eli"], people["fay"]]),
+        # A bot written against the client generated from the schema plays Gus's seat of
+        # Bhabhi against two bots (one game: the series ends at the first loss).
+        "typed": _tournament(
+            club,
+            "Typed Bhabhi",
+            "bhabhi",
+            [people["gus"]]
+            + [services.add_player(club, f"Typed bot {i}", bot_level="random") for i in (1, 2)],
+        ),
     }
     # The fuzzer's own club, tournament and game, and a finished standalone game.
     fuzz_players = [

@@ -71,7 +71,7 @@ def test_a_seated_player_sees_their_own_hand_and_legal_actions(world: ClubWorld,
     status, view, _ = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["alice"])
     assert status == 200
     hidden = service.game_view(game, "organiser")  # the spectator's view has no hand
-    assert view["role"] == "seat" and view["seat"] == seat and view["viewer"] == seat
+    assert view["role"] == "seat" and view["seat"] == seat and "viewer" not in view
     assert view["hand"] == service.game_view(game, seat)["hand"]
     assert "hand" not in hidden
     assert view["legal_actions"], "a seat holding cards may always rearrange its fan"
@@ -118,18 +118,18 @@ def test_a_finished_games_view_names_the_tables_next_deal_until_the_series_ends(
 ) -> None:
     _, first = tournament_game(world, deals=2, names=("alice", "bob"))
     token = world.tokens["alice"]
-    assert api.get(f"/api/v1/games/{first.pk}", token=token)[1]["next_game"] is None
+    assert api.get(f"/api/v1/games/{first.pk}", token=token)[1]["next_game_id"] is None
     play(first)
     second = Game.objects.get(table=first.table, number_in_series=2)
     for who in (token, None):  # the seat and the public see the same link
         status, view, _ = api.get(f"/api/v1/games/{first.pk}", token=who)
         assert status == 200 and view["status"] == "over"
-        assert view["next_game"] == second.pk
-    assert api.get(f"/api/v1/games/{second.pk}", token=token)[1]["next_game"] is None
+        assert view["next_game_id"] == second.pk
+    assert api.get(f"/api/v1/games/{second.pk}", token=token)[1]["next_game_id"] is None
     play(second)
     status, view, _ = api.get(f"/api/v1/games/{second.pk}", token=token)
-    assert view["status"] == "over" and view["next_game"] is None  # the series' last deal
-    assert api.get(f"/api/v1/games/{standalone(world).pk}", token=token)[1]["next_game"] is None
+    assert view["status"] == "over" and view["next_game_id"] is None  # the series' last deal
+    assert api.get(f"/api/v1/games/{standalone(world).pk}", token=token)[1]["next_game_id"] is None
 
 
 def test_a_running_game_outside_tournaments_is_404_for_everyone_but_its_players(
@@ -163,7 +163,7 @@ def test_the_game_list_filters_and_paginates(world: ClubWorld, api: Api) -> None
     tournament, game = tournament_game(world)
     status, body, _ = api.get(f"/api/v1/games?tournament={tournament.pk}&status=running")
     assert status == 200 and [g["id"] for g in body["results"]] == [game.pk]
-    assert body["results"][0]["seed"] == "" and body["results"][0]["tournament"] == tournament.pk
+    assert body["results"][0]["seed"] is None and body["results"][0]["tournament"] == tournament.pk
     mine = api.get("/api/v1/games?mine=true", token=world.tokens["alice"])[1]
     assert [g["id"] for g in mine["results"]] == [game.pk]
     assert api.get("/api/v1/games?mine=true", token=world.tokens["dave"])[1]["count"] == 0
@@ -248,6 +248,34 @@ def test_a_retry_with_the_same_idempotency_key_returns_the_first_outcome(
     other = act(api, world, game, name, {"type": "draw", "index": 0}, sequence=1, key="retry-me")
     assert other[0] == 422 and is_problem(other[1], 422, "idempotency-key-reused")
     assert other[1]["field"] == "Idempotency-Key"
+
+
+def test_a_replay_after_the_game_moved_on_repeats_the_first_answer_view_and_all(
+    world: ClubWorld, api: Api
+) -> None:
+    _, game = tournament_game(world)
+    seat, name = drawer(world, game)
+    before = game.sequence
+    action = {"type": "draw", "index": 1}
+    first = act(api, world, game, name, action, sequence=before, key="late-retry")
+    assert first[0] == 200 and first[1]["replayed"] is False
+    # The game moves on: the other seats rearrange their fans.
+    engine = get_game("old_maid")
+    for other in range(3):
+        game.refresh_from_db()
+        if other == seat or game.is_over:
+            continue
+        mine = engine.legal_actions(service.load_state(game), other)
+        arrange = next(a for a in mine if a["type"] == "arrange")
+        service.submit_action(game, other, arrange, expected_sequence=game.sequence)
+    game.refresh_from_db()
+    assert game.sequence > first[1]["sequence"]
+    again = act(api, world, game, name, action, sequence=before, key="late-retry")
+    assert again[0] == 200 and again[1]["replayed"] is True
+    # The original sequence with the view as it was then, not the game as it is now.
+    assert again[1]["sequence"] == first[1]["sequence"]
+    assert again[1]["view"] == first[1]["view"]
+    assert again[1]["view"]["sequence"] == first[1]["view"]["sequence"] < game.sequence
 
 
 def test_idempotency_keys_of_two_players_never_collide(world: ClubWorld, api: Api) -> None:
@@ -376,7 +404,7 @@ def test_a_record_is_shown_after_the_end_and_verifies(world: ClubWorld, api: Api
     assert status == 200 and record["shuffle"]["seed"] == game.seed
     status, checked, _ = api.post("/api/v1/records/verify", record)
     assert status == 200 and checked["valid"] and checked["shuffle_verified"]
-    assert checked["result"] == game.result and checked["moves"] == len(record["moves"])
+    assert checked["result"] == game.result and checked["move_count"] == len(record["moves"])
 
 
 def test_a_tampered_record_is_422_naming_the_move(world: ClubWorld, api: Api) -> None:

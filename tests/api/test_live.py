@@ -36,6 +36,7 @@ from tests.api.live import (
 pytestmark = pytest.mark.slow  # live servers in child processes, whole games over HTTP
 
 CLIENT = ROOT / "examples" / "client.py"
+GENERATED_BOT = ROOT / "tests" / "api" / "generated_bot.py"
 
 
 @pytest.fixture(scope="module")
@@ -106,15 +107,15 @@ def test_three_example_clients_play_a_whole_old_maid_game_over_http(
     )
     summaries = [out[0] for out in outputs]
     assert sorted(s["seat"] for s in summaries) == [0, 1, 2]
-    assert all(s["game"] == game and s["result"] is not None for s in summaries)
+    assert all(s["game_id"] == game and s["result"] is not None for s in summaries)
     status, view = call(wsgi.url, "GET", f"/api/v1/games/{game}")
     assert status == 200 and view["status"] == "over"
-    draws = sum(s["moves"] for s in summaries)
+    draws = sum(s["move_count"] for s in summaries)
     status, record = call(wsgi.url, "GET", f"/api/v1/games/{game}/record")
     assert status == 200 and len(record["moves"]) >= draws > 0
     status, checked = call(wsgi.url, "POST", "/api/v1/records/verify", record)
     assert status == 200 and checked["valid"] and checked["shuffle_verified"]
-    print(f"old maid game {game}: {draws} draws by 3 example clients, result {view['outcome']}")
+    print(f"old maid game {game}: {draws} draws by 3 example clients, result {view['result']}")
 
 
 def test_an_example_client_plays_a_series_against_bots_under_asgi(
@@ -128,11 +129,11 @@ def test_an_example_client_plays_a_series_against_bots_under_asgi(
     )
     # The bots moved inside the server, right after each of Dan's moves.
     games = call(asgi.url, "GET", f"/api/v1/games?tournament={tournament}")[1]["results"]
-    assert [s["game"] for s in summaries] == sorted(g["id"] for g in games)
+    assert [s["game_id"] for s in summaries] == sorted(g["id"] for g in games)
     # Each finished game's view named the next deal, which the client went on with.
-    assert [s["next_game"] for s in summaries] == [s["game"] for s in summaries[1:]] + [None]
+    assert [s["next_game_id"] for s in summaries] == [s["game_id"] for s in summaries[1:]] + [None]
     assert all(g["status"] == "over" for g in games)
-    assert all(s["moves"] > 0 and s["player"] == "dan" for s in summaries)
+    assert all(s["move_count"] > 0 and s["player"] == "dan" for s in summaries)
     status, body = call(asgi.url, "GET", f"/api/v1/tournaments/{tournament}")
     assert status == 200 and body["status"] == "finished"
     status, standings = call(asgi.url, "GET", f"/api/v1/tournaments/{tournament}/standings")
@@ -181,6 +182,97 @@ def _follow(url: str, frames: list[tuple[float, str]], headers: dict[str, str]) 
             line = raw.decode().strip()
             if line.startswith("id: "):
                 frames.append((time.monotonic(), line[4:]))
+
+
+def generate_client(url: str, where: Path) -> Path:
+    """The Python client openapi-python-client makes of the served schema (``parlour_client``
+    in the folder returned)."""
+    schema = where / "schema.json"
+    with urllib.request.urlopen(f"{url}/api/v1/schema?format=json", timeout=30) as answer:
+        schema.write_bytes(answer.read())
+    config = where / "generator.yaml"
+    config.write_text(
+        "package_name_override: parlour_client\nproject_name_override: parlour-client\n"
+    )
+    packages = where / "packages"
+    subprocess.run(
+        [
+            str(BIN / "openapi-python-client"),
+            "generate",
+            "--path",
+            str(schema),
+            "--config",
+            str(config),
+            "--output-path",
+            str(packages / "parlour_client"),
+            "--meta",
+            "none",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=os.environ | {"PATH": f"{BIN}:{os.environ.get('PATH', '')}"},
+    )
+    return packages
+
+
+def mypy_strict(files: list[Path], packages: Path, where: Path) -> subprocess.CompletedProcess[str]:
+    """mypy --strict over ``files`` with the generated client importable.  The generated
+    package's own code is not ours to fix (its errors are ignored), its types still apply."""
+    config = where / "mypy.ini"
+    config.write_text("[mypy]\nstrict = True\n\n[mypy-parlour_client.*]\nignore_errors = True\n")
+    return subprocess.run(
+        [str(BIN / "mypy"), "--config-file", str(config), "--no-incremental", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=where,
+        env=os.environ | {"MYPYPATH": str(packages)},
+    )
+
+
+def test_a_bot_on_the_client_generated_from_the_schema_type_checks_and_plays_a_game(
+    live_db: LiveDatabase, wsgi: LiveServer, live_tmp: Path
+) -> None:
+    where = live_tmp / "generated"
+    where.mkdir()
+    packages = generate_client(wsgi.url, where)
+    checked = mypy_strict([GENERATED_BOT], packages, where)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    # The types are the games' own, not dicts: a hand read from a view of any game is an
+    # error (Give Away and Give & Take views have none) until the view is narrowed.
+    wrong = where / "wrong.py"
+    wrong.write_text(
+        "from parlour_client.models import BhabhiView, GiveAwayView\n\n\n"
+        "def hand(view: BhabhiView | GiveAwayView) -> list[str]:\n"
+        "    return view.hand\n"
+    )
+    refused = mypy_strict([wrong], packages, where)
+    assert refused.returncode == 1, refused.stdout
+    assert 'Item "GiveAwayView" of' in refused.stdout and 'no attribute "hand"' in refused.stdout
+    seeded = live_db.seeded["typed"]
+    played = subprocess.run(
+        [
+            PYTHON,
+            str(GENERATED_BOT),
+            wsgi.url,
+            live_db.seeded["tokens"]["gus"],
+            str(seeded["game"]),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=where,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        | {"PYTHONPATH": str(packages)},
+    )
+    assert played.returncode == 0, played.stdout + played.stderr
+    (summary,) = [json.loads(line) for line in played.stdout.splitlines() if line.strip()]
+    assert summary["game_id"] == seeded["game"] and summary["game"] == "bhabhi"
+    assert summary["move_count"] > 0 and summary["result"] is not None, summary
+    status, view = call(wsgi.url, "GET", f"/api/v1/games/{seeded['game']}")
+    assert status == 200 and view["status"] == "over" and view["result"] == summary["result"]
 
 
 @pytest.mark.parametrize("kind", ["wsgi", "asgi"])

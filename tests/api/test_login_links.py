@@ -126,14 +126,14 @@ def test_an_unseated_players_login_changes_and_the_club_reads_the_log(
     )
     assert status == 200
     newest = page["results"][0]
-    assert (newest["player_name"], newest["old_username"], newest["new_username"]) == (
+    assert (newest["name"], newest["old_username"], newest["new_username"]) == (
         "Dave",
         world.users["dave"].username,
         world.users["eve"].username,
     )
     assert newest["changed_by_username"] == world.organiser.username
     # The players' first logins are in the log too (add_player), oldest last.
-    assert {row["player_name"] for row in page["results"]} == {"Alice", "Bob", "Carol", "Dave"}
+    assert {row["name"] for row in page["results"]} == {"Alice", "Bob", "Carol", "Dave"}
 
 
 def test_only_the_clubs_organisers_change_logins_or_read_the_log(

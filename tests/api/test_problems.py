@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import random
+import re
 from typing import Any
 
 import pytest
@@ -10,7 +12,10 @@ from django.core.cache import cache
 from django.test import Client
 
 from tests.api.conftest import Api
+from tests.api.test_games import standalone
 from tests.factories import ClubWorld, tournament_game
+from tests.service.play import play
+from tournaments import play as service
 from tournaments.api import views
 from tournaments.api.parsers import LimitedJSONParser
 from tournaments.api.problems import PayloadTooLarge
@@ -185,3 +190,27 @@ def test_the_schema_and_its_docs_page_are_served(api: Api, db: Any) -> None:
     assert docs.status_code == 200 and b"swagger" in docs.content.lower()
     root = api.get("/api/v1/")[1]
     assert root["schema"] == "/api/v1/schema" and api.get("/api/v1")[1] == root
+
+
+#: What Python's repr of a value looks like where JSON was meant.
+PYTHON_REPR = re.compile(r"\{'|\['|: '|\bNone\b|\bTrue\b|\bFalse\b")
+
+
+def test_an_invalid_records_detail_quotes_what_was_sent_as_json_not_python(
+    world: ClubWorld, api: Api
+) -> None:
+    record = service.export_record(play(standalone(world), random.Random(6)))
+    cases = [
+        (record | {"result": {"winner": 1, "deadlock": True}}, "result"),
+        (record | {"format": {"v": None}}, "format"),
+        (record | {"seats": "3"}, "seats"),
+        (record | {"moves": [{"seat": 0, "action": {"type": "play", "x": [1]}}]}, None),
+        (record | {"moves": [{"seat": 0, "action": {"type": {"no": None}}}]}, None),
+    ]
+    for sent, field in cases:
+        status, problem, _ = api.post("/api/v1/records/verify", sent)
+        assert status == 422 and problem["type"].endswith("/invalid-record"), problem
+        assert field is None or problem["field"] == field
+        assert not PYTHON_REPR.search(problem["detail"]), problem["detail"]
+    status, problem, _ = api.post("/api/v1/records/verify", cases[0][0])
+    assert '{"deadlock": true, "winner": 1}' in problem["detail"]

@@ -114,9 +114,12 @@ def test_the_request_over_a_rate_is_a_429_problem_with_retry_after(
     assert body["type"] == "/api/v1/problems/throttled"
     assert body["title"] == "Too many requests"
     assert body["status"] == 429
-    assert "try again in 45 second(s)" in body["detail"]
+    # Which limit, and when it resets (issue 22: it used to say only "try again in 45 s").
+    assert "the anonymous per-address limit 'anon' of 3 requests per minute" in body["detail"]
+    assert "resets in 45 s" in body["detail"] and body["limit"] == "anon"
     # The rest of the minute: 15 s of it are gone.
     assert response["Retry-After"] == "45" and body["retry_after"] == 45
+    assert response["RateLimit"] == '"address";r=99996;t=45, "anon";r=0;t=45'
 
 
 def test_retry_after_is_the_rest_of_the_window_of_the_limit_exceeded(
@@ -134,6 +137,35 @@ def test_retry_after_is_the_rest_of_the_window_of_the_limit_exceeded(
     clock.now += 45  # a new minute: the address counts from zero, the token's hour goes on
     response = api.client.get(CLUBS, headers={"Authorization": f"Bearer {token}"})
     assert response["Retry-After"] == str(rest_of_hour - 45)
+
+
+def test_every_answer_says_each_limits_quota_and_what_is_left_of_it(
+    backend: str, clock: Clock, settings: Any, world: ClubWorld, api: Api
+) -> None:
+    """IETF RateLimit-Policy / RateLimit headers (structured fields): q quota, w window,
+    r remaining, t seconds until the window resets."""
+    set_rates(settings, address="10/min", anon="5/min", token="2/hour")
+    response = api.client.get(CLUBS)
+    assert response["RateLimit-Policy"] == '"address";q=10;w=60, "anon";q=5;w=60'
+    assert response["RateLimit"] == '"address";r=9;t=45, "anon";r=4;t=45'
+    token = world.tokens["alice"]
+    response = api.client.get(CLUBS, headers={"Authorization": f"Bearer {token}"})
+    rest_of_hour = math.ceil(3600 - START % 3600)
+    assert response["RateLimit-Policy"] == '"address";q=10;w=60, "token";q=2;w=3600'
+    assert response["RateLimit"] == f'"address";r=8;t=45, "token";r=1;t={rest_of_hour}'
+    # A refusal, a problem and an answer no view gave carry them too.
+    api.client.get(CLUBS, headers={"Authorization": f"Bearer {token}"})
+    refused = api.client.get(CLUBS, headers={"Authorization": f"Bearer {token}"})
+    assert refused.status_code == 429 and refused.json()["limit"] == "token"
+    assert refused["RateLimit"] == f'"address";r=6;t=45, "token";r=0;t={rest_of_hour}'
+    assert "resets in " + str(rest_of_hour) + " s" in refused.json()["detail"]
+    unknown = api.client.get("/api/v1/nowhere")  # read, not counted: still 6 left
+    assert unknown.status_code == 404
+    assert unknown["RateLimit"] == '"address";r=6;t=45, "anon";r=4;t=45'
+    # A record view's own limit is listed with the others.
+    set_rates(settings, records="30/min")
+    verified = api.client.post("/api/v1/records/verify", {}, content_type="application/json")
+    assert '"records";q=30;w=60' in verified["RateLimit-Policy"]
 
 
 def test_a_token_is_counted_per_token_not_per_user(

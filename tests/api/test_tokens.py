@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from typing import Any
 
 import pytest
 from django.middleware.csrf import get_token
@@ -56,8 +57,19 @@ def test_a_wrong_password_creates_nothing(world: ClubWorld, api: Api) -> None:
 
 
 def test_a_token_cannot_create_tokens(world: ClubWorld, api: Api) -> None:
+    before = ApiToken.objects.count()
     status, body, _ = api.post("/api/v1/tokens", {}, token=world.tokens["alice"])
     assert status == 401 and body["status"] == 401
+    # It says so, and what to send instead (not "send a Bearer token", which was sent).
+    assert body["detail"].startswith("a token cannot create tokens: ")
+    assert "HTTP Basic" in body["detail"] and "Bearer" not in body["detail"]
+    assert ApiToken.objects.count() == before
+
+
+def test_creating_a_token_without_credentials_says_what_to_send(api: Api, db: Any) -> None:
+    status, body, _ = api.post("/api/v1/tokens", {})
+    assert status == 401 and "username and password with HTTP Basic" in body["detail"]
+    assert "token cannot" not in body["detail"]
 
 
 def test_a_browser_session_creates_a_token_with_its_csrf_token(world: ClubWorld) -> None:

@@ -245,7 +245,7 @@ def test_a_duplicate_rounds_records_check_against_its_commitment_and_contributio
     api = Client()
     url = f"/api/v1/tournaments/{t.pk}/rounds/1"
     seated = api.get(url).json()
-    assert len(seated["commitment"]) == 64 and seated["seed"] == ""
+    assert len(seated["commitment"]) == 64 and seated["seed"] is None
     assert seated["client_seeds"] is None
     # d0 saves the round's commitment (her page shows it, not a table's unused one), then
     # sets a seed of her own before the round begins.
@@ -314,7 +314,7 @@ def test_the_client_seed_api_sets_and_shows_it_and_refuses_bad_ones() -> None:
     user = User.objects.create_user("dee", password="pw")
     client = Client()
     client.force_login(user)
-    assert client.get("/api/v1/me/client-seed").json()["seed"] == ""
+    assert client.get("/api/v1/me/client-seed").json()["seed"] is None
     done = client.put("/api/v1/me/client-seed", {"seed": "dee-42"}, content_type="application/json")
     assert done.status_code == 200 and done.json()["seed"] == "dee-42"
     assert client.get("/api/v1/me/client-seed").json()["seed"] == "dee-42"

@@ -8,7 +8,9 @@
 * an exception escaping a view (a bug) is logged and answered with a 500
   problem document, also with ``DEBUG`` on, never an HTML page;
 * a database or Redis that ran out or is down is a 503 (``Retry-After``): a
-  problem under ``/api/``, the page ``503.html`` elsewhere.
+  problem under ``/api/``, the page ``503.html`` elsewhere;
+* every ``/api/`` answer carries the ``RateLimit-Policy`` and ``RateLimit``
+  headers (tournaments/api/throttling.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
+from tournaments.api import throttling
 from tournaments.api.problems import (
     exception_response,
     is_api,
@@ -32,11 +35,11 @@ class ApiProblemMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if is_api(request):
-            refused = self._refuse_body(request)
-            if refused is not None:
-                return refused
-        return self.get_response(request)
+        if not is_api(request):
+            return self.get_response(request)
+        response = self._refuse_body(request) or self.get_response(request)
+        throttling.add_headers(request, response)
+        return response
 
     @staticmethod
     def _refuse_body(request: HttpRequest) -> HttpResponse | None:

@@ -369,11 +369,16 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
             wait = int(seconds) if seconds is not None else 1
             headers["Retry-After"] = str(max(wait, 1))
             extra["retry_after"] = max(wait, 1)
+            reason = getattr(exc, "reason", None)
+            state = _rate_state(context)
+            if reason is None and state is not None and state.exceeded():
+                # The request rates (tournaments/api/throttling.py): which limit, when.
+                reason = state.refusal()
+                extra["limit"] = state.exceeded()[0]
             detail = (
                 exc.message
                 if isinstance(exc, TooManyLogins)
-                else getattr(exc, "reason", None)
-                or f"too many requests: try again in {max(wait, 1)} second(s)"
+                else reason or f"too many requests: try again in {max(wait, 1)} second(s)"
             )
             return answer(slug, detail, headers=headers, extra=extra)
         if isinstance(exc, exceptions.ValidationError):
@@ -381,7 +386,9 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
             first = errors[0] if errors else {"field": "", "detail": "invalid input"}
             field = first["field"] or None
             detail = f"{first['field']}: {first['detail']}" if field else first["detail"]
-            return answer(slug, detail, field=field, extra={"errors": errors})
+            # The whole body at fault is field null, as the problem's own "field" says it.
+            listed = [{"field": e["field"] or None, "detail": e["detail"]} for e in errors]
+            return answer(slug, detail, field=field, extra={"errors": listed})
         if isinstance(exc, exceptions.MethodNotAllowed):
             view = context.get("view")
             if view is not None:
@@ -395,6 +402,15 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
             headers=headers,
         )
     return None
+
+
+def _rate_state(context: Mapping[str, Any]) -> Any:
+    """The request's rate limits as its throttle left them (``None`` if it did not run)."""
+    from tournaments.api.throttling import STATE_ATTRIBUTE
+
+    request = context.get("request")
+    django_request = getattr(request, "_request", request)
+    return getattr(django_request, STATE_ATTRIBUTE, None)
 
 
 def _text(detail: Any) -> str:

@@ -215,7 +215,7 @@ class TournamentFeed:
                 break
         if not frames and self._finished() and self._caught_up(games):
             frames.append(
-                frame({"tournament_id": self.tournament_id, "status": "finished"}, event="end")
+                frame({"tournament": self.tournament_id, "status": "finished"}, event="end")
             )
             return frames, True
         return frames, False

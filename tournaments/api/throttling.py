@@ -26,7 +26,17 @@ too (counting is one step, before the verdict); it delays nothing beyond the
 end of its window.
 
 A request over a rate gets a 429 problem with ``Retry-After``: the seconds left
-in the window of the limit exceeded (the longest, if several are).  A rate of
+in the window of the limit exceeded (the longest, if several are); its ``detail``
+names the limit and when it resets.
+
+Every answer of the API says where the caller stands, in the IETF headers of
+draft-ietf-httpapi-ratelimit-headers (structured fields): ``RateLimit-Policy``
+lists each limit that applies, its quota ``q`` and window ``w`` in seconds
+(``"token";q=600;w=60``), and ``RateLimit`` each one's remaining requests ``r``
+and seconds until its window resets ``t`` (``"token";r=598;t=37``), from the
+counts this request made (:class:`RateState`).  An answer given before the
+throttle counted (an unknown URL, a bad token, an oversized body) reads the
+address's counts without adding to them (:func:`peek_state`).  A rate of
 ``None`` is no limit.  Behind a proxy set ``PARLOUR_NUM_PROXIES`` so the address
 is the client's, not the proxy's.  While the cache does not answer, requests are
 let through (logged): the cache holds nothing else a request needs.
@@ -95,6 +105,61 @@ class Limit:
         return max(1, math.ceil(end - now))
 
 
+@dataclass(frozen=True)
+class RateState:
+    """Where a request left its limits: each limit with its count after it, at ``now``."""
+
+    limits: tuple[Limit, ...]
+    counts: tuple[int, ...]
+    now: float
+
+    def policy_header(self) -> str:
+        """``RateLimit-Policy``: every limit's quota and window."""
+        return ", ".join(f'"{lim.scope}";q={lim.requests};w={lim.period}' for lim in self.limits)
+
+    def header(self) -> str:
+        """``RateLimit``: every limit's remaining requests and seconds until it resets."""
+        return ", ".join(
+            f'"{lim.scope}";r={max(lim.requests - n, 0)};t={lim.seconds_left(self.now)}'
+            for lim, n in zip(self.limits, self.counts, strict=True)
+        )
+
+    def exceeded(self) -> list[str]:
+        """The scopes of the limits this request went over, the last to reset first."""
+        over = [lim for lim, n in zip(self.limits, self.counts, strict=True) if n > lim.requests]
+        over.sort(key=lambda lim: -lim.seconds_left(self.now))
+        return [lim.scope for lim in over]
+
+    def refusal(self) -> str:
+        """What a 429 says: the limits exceeded and when each resets."""
+        over = [
+            f"the {_SCOPE_WORDS.get(lim.scope, lim.scope)} limit {lim.scope!r} of"
+            f" {lim.requests} requests per {_period_words(lim.period)} was used up; it resets"
+            f" in {lim.seconds_left(self.now)} s"
+            for lim, n in zip(self.limits, self.counts, strict=True)
+            if n > lim.requests
+        ]
+        return "too many requests: " + "; ".join(over) + " (RateLimit headers: where you stand)"
+
+
+#: How a 429 names each limit.
+_SCOPE_WORDS = {
+    "address": "per-address",
+    "anon": "anonymous per-address",
+    "token": "per-token",
+    "records": "records (verify and import) per-address",
+}
+
+
+def _period_words(seconds: int) -> str:
+    return {1: "second", 60: "minute", 3600: "hour", 86400: "day"}.get(seconds, f"{seconds} s")
+
+
+#: Where the throttle leaves a request's :class:`RateState` (on Django's request, so
+#: that the middleware that writes the headers finds it).
+STATE_ATTRIBUTE = "parlour_rate_state"
+
+
 class RateLimits(BaseThrottle):
     """DRF's throttle (``DEFAULT_THROTTLE_CLASSES``): every limit of a request, counted at once.
 
@@ -153,7 +218,10 @@ class RateLimits(BaseThrottle):
             # A cache outage must not become an API outage: nothing else a
             # request does needs the cache, so while it is down requests pass.
             log.warning("throttle: the cache does not answer; request allowed (%r)", error)
+            setattr(request._request, STATE_ATTRIBUTE, None)  # no headers, no second try
             return True
+        state = RateState(tuple(limits), tuple(counts), now)
+        setattr(request._request, STATE_ATTRIBUTE, state)
         over = [limit for limit, n in zip(limits, counts, strict=True) if n > limit.requests]
         if not over:
             return True
@@ -164,6 +232,43 @@ class RateLimits(BaseThrottle):
     def wait(self) -> int | None:
         """Seconds until the refused request would pass (DRF's ``Retry-After``)."""
         return self.retry_after
+
+
+def peek_state(request: Any) -> RateState | None:
+    """The address's limits as they stand, counting nothing: for an answer given before the
+    throttle ran (an unknown URL, a bad token).  ``None`` when no limit applies or the cache
+    does not answer."""
+    throttle = RateLimits()
+    rates = configured_rates()
+    address = str(throttle.get_ident(request))
+    limits = []
+    for scope in ("address", "anon"):
+        rate = rates.get(scope)
+        if rate is not None:
+            requests, period = parse_rate(rate)
+            limits.append(Limit(scope, address, requests, period))
+    if not limits:
+        return None
+    now = throttle.timer()
+    try:
+        found = caches["default"].get_many([limit.key(now) for limit in limits])
+    except Exception as error:  # the cache backend's own, as in RateLimits
+        log.warning("rate headers: the cache does not answer (%r)", error)
+        return None
+    counts = tuple(int(found.get(limit.key(now)) or 0) for limit in limits)
+    return RateState(tuple(limits), counts, now)
+
+
+def add_headers(request: Any, response: Any) -> None:
+    """Write ``RateLimit-Policy`` and ``RateLimit`` on ``response`` (an API answer)."""
+    # Counted by the throttle (None: the cache failed it), or answered before it ran.
+    state = getattr(request, STATE_ATTRIBUTE) if hasattr(request, STATE_ATTRIBUTE) else None
+    if not hasattr(request, STATE_ATTRIBUTE):
+        state = peek_state(request)
+    if state is None:
+        return
+    response["RateLimit-Policy"] = state.policy_header()
+    response["RateLimit"] = state.header()
 
 
 def count(cache: BaseCache, counters: list[tuple[str, int]]) -> list[int]:

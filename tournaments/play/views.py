@@ -3,6 +3,7 @@ as each may see them, and the rule that reveals a finished game's secrets."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,7 +11,7 @@ from engine.contract import Game as Engine
 from engine.registry import get_game
 from events import store
 from tournaments.models import Game, Round, Table
-from tournaments.play.projection import _seed_of
+from tournaments.play.projection import _initial_projection, _project, _seed_of
 from tournaments.play.state import STREAM_PREFIX, Viewer, _game, _load, game_row
 
 
@@ -65,6 +66,31 @@ def game_view(game: Game | int, viewer: Viewer, *, state: Any = None) -> dict[st
         view["deck"] = list(deal["deck"])
         view["seed"] = _seed_of(deal)
     return view
+
+
+def game_view_at(game: Game | int, viewer: Viewer, sequence: int) -> dict[str, Any]:
+    """The game as ``viewer`` saw it right after its event ``sequence``: the answer an
+    idempotent replay of a command repeats, however far the game has moved on since.
+
+    The row's changing facts (sequence, status, who acts, the deadlines, the result)
+    are projected again over the events up to ``sequence``; what is revealed is
+    what may be shown now (a finished game's secrets are never less public later).
+    """
+    game = _game(game)
+    engine = get_game(game.kind)
+    events = store.read_stream(game.stream, limit=sequence)
+    states: list[Any] = []
+    state: Any = None
+    for event in events:
+        state = engine.evolve(state, event.payload)
+        states.append(state)
+    fields = _project(
+        _initial_projection(events[0]), engine, zip(events, states, strict=True), game.seed
+    )
+    then = copy.copy(game)
+    for name in ("sequence", "status", "to_act", "waiting_for", "deadlines", "result", "seed"):
+        setattr(then, name, fields[name])
+    return game_view(then, viewer, state=state)
 
 
 def is_revealed(game: Game) -> bool:
@@ -169,11 +195,13 @@ def _shown_events(
         else:
             payload = shown_event(engine, event.payload, before, state, seat)
         item = {
+            "game": game.kind,
             "sequence": event.sequence,
             "type": event.type,
             "version": event.version,
             "payload": payload,
-            "cause": {"kind": event.cause_kind, "id": event.cause_id},
+            # No id is null, not "" (the API's one rule for a missing value).
+            "cause": {"kind": event.cause_kind, "id": event.cause_id or None},
             "recorded_at": event.recorded_at.isoformat(),
         }
         if views:

@@ -59,7 +59,7 @@ def add_player(
     if bot_level and bot_level not in known_bot_levels():
         raise ServiceError(
             f"there is no bot level {bot_level!r}; known: {', '.join(sorted(known_bot_levels()))}",
-            "bot_level",
+            "bot",
         )
     if bot_level and user is not None:
         raise ServiceError("a bot cannot be linked to a login", "user")

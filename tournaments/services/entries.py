@@ -82,14 +82,14 @@ def check_in(tournament: Tournament, player: PlayerRef, round_number: int | None
             raise ServiceError(
                 f"round {number} cannot take check-ins: the next round is {first_open}"
                 f" (of {tournament.rounds})",
-                "round_number",
+                "round",
             )
         if registration.dropped_after is not None:
             raise ServiceError(f"{who.name} dropped out of {tournament.name}", "player")
         if registration.from_round > number:
             raise ServiceError(
                 f"{who.name} entered from round {registration.from_round}, not round {number}",
-                "round_number",
+                "round",
             )
         found, _ = CheckIn.objects.get_or_create(
             tournament=tournament, player=who, round_number=number

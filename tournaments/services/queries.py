@@ -174,7 +174,7 @@ def verify_record(record: Mapping[str, Any]) -> dict[str, Any]:
         "valid": True,
         "game": engine.id,
         "seats": record["seats"],
-        "moves": len(events) - 1,
+        "move_count": len(events) - 1,
         "result": outcome,
         "over": outcome is not None,
         "shuffle_verified": verified,

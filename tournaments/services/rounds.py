@@ -225,8 +225,9 @@ def start_round(
             last = rounds[-1]
             if last.status == Round.Status.SEATED:
                 raise ServiceError(
-                    f"round {last.number} is seated and has not begun: adjust it"
-                    " (swap, reseat) or begin it",
+                    f"round {last.number} is seated and has not begun: begin it (swap players"
+                    " first to change its seating; the tournament's desk page can also seat"
+                    " it again)",
                     "tournament",
                 )
             if last.status == Round.Status.PLAYING:
@@ -289,7 +290,9 @@ def swap_players(round_: Round, a: PlayerRef, b: PlayerRef) -> Round:
         for who in (first, second):
             if not _in_round(round_, who):
                 raise ServiceError(
-                    f"{who.name} is not in round {round_.number}: check them in and reseat",
+                    f"{who.name} is not in round {round_.number}: swap two players of the"
+                    " round (seated or with a bye); a late player is seated from the"
+                    " tournament's desk page",
                     "player",
                 )
         if first.pk in round_.byes and second.pk in round_.byes:
@@ -333,7 +336,11 @@ def begin_round(round_: Round) -> Round:
         tournament, round_ = _seated_round(round_)
         tables = list(Table.objects.filter(round=round_).order_by("number"))
         if not tables:
-            raise ServiceError(f"round {round_.number} has no tables: reseat it", "round")
+            raise ServiceError(
+                f"round {round_.number} has no tables: seat it again from the tournament's"
+                " desk page",
+                "round",
+            )
         if tournament.duplicate_deals:
             _freeze_round_contributions(round_)
         for table in tables:

@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from tournaments.api.serializers.common import BOT_HELP, WholeNumberField
 from tournaments.models import ApiToken, Club, LoginLinkChange, Player
 
 # -- tokens and the caller -------------------------------------------------------------------------
@@ -45,31 +46,33 @@ class ClubSerializer(serializers.ModelSerializer[Club]):
 
 
 class PlayerSerializer(serializers.ModelSerializer[Player]):
-    is_bot = serializers.BooleanField(read_only=True)
+    bot = serializers.SerializerMethodField(help_text=BOT_HELP)
     online = serializers.SerializerMethodField(help_text="Whether a login plays as this player.")
 
     class Meta:
         model = Player
-        fields = ["id", "club", "name", "is_bot", "bot_level", "online", "created_at"]
+        fields = ["id", "club", "name", "bot", "online", "created_at"]
         read_only_fields = fields
+
+    def get_bot(self, player: Player) -> str | None:
+        return player.bot_level or None
 
     def get_online(self, player: Player) -> bool:
         return player.user_id is not None
 
 
+def _optional_text(length: int, help_text: str) -> serializers.CharField:
+    """A text field of a body that may be left out or null (then ``None``)."""
+    return serializers.CharField(
+        max_length=length, required=False, allow_null=True, default=None, help_text=help_text
+    )
+
+
 class PlayerCreateSerializer(serializers.Serializer[Any]):
-    club = serializers.IntegerField(min_value=1)
+    club = WholeNumberField(min_value=1)
     name = serializers.CharField(max_length=80)
-    bot_level = serializers.CharField(
-        max_length=32, required=False, allow_blank=True, default="", help_text="'' for a person."
-    )
-    username = serializers.CharField(
-        max_length=150,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="The login that plays as this player (optional).",
-    )
+    bot = _optional_text(32, "The bot's level for a bot; omit it (or null) for a person.")
+    username = _optional_text(150, "The login that plays as this player (optional).")
 
 
 def _new_password(help_text: str) -> serializers.CharField:
@@ -137,7 +140,10 @@ class PlayerLoginSerializer(serializers.Serializer[Any]):
 
 
 class LoginLinkChangeSerializer(serializers.ModelSerializer[LoginLinkChange]):
-    player_name = serializers.CharField(source="player.name", read_only=True)
+    name = serializers.CharField(source="player.name", read_only=True)
+    old_username = serializers.SerializerMethodField(help_text="null: the player had no login.")
+    new_username = serializers.SerializerMethodField(help_text="null: the player has no login.")
+    changed_by_username = serializers.SerializerMethodField(help_text="null: the system.")
 
     class Meta:
         model = LoginLinkChange
@@ -145,7 +151,7 @@ class LoginLinkChangeSerializer(serializers.ModelSerializer[LoginLinkChange]):
             "id",
             "club",
             "player",
-            "player_name",
+            "name",
             "old_username",
             "new_username",
             "changed_by_username",
@@ -153,22 +159,32 @@ class LoginLinkChangeSerializer(serializers.ModelSerializer[LoginLinkChange]):
         ]
         read_only_fields = fields
 
+    def get_old_username(self, change: LoginLinkChange) -> str | None:
+        return change.old_username or None
+
+    def get_new_username(self, change: LoginLinkChange) -> str | None:
+        return change.new_username or None
+
+    def get_changed_by_username(self, change: LoginLinkChange) -> str | None:
+        return change.changed_by_username or None
+
 
 class ClientSeedSerializer(serializers.Serializer[Any]):
     seed = serializers.CharField(
         max_length=64,
         allow_blank=True,
+        allow_null=True,
         trim_whitespace=False,
-        help_text="Printable ASCII, at most 64 characters ('' : none).",
+        help_text="Printable ASCII, at most 64 characters (null: none; PUT null or '' clears).",
     )
     updated_at = serializers.DateTimeField(read_only=True, allow_null=True)
 
 
 class MeSerializer(serializers.Serializer[Any]):
-    id = serializers.IntegerField()
+    id = WholeNumberField()
     username = serializers.CharField()
     players = PlayerSerializer(many=True)
-    organiser_of = serializers.ListField(child=serializers.IntegerField())
+    organiser_of = serializers.ListField(child=WholeNumberField())
     superuser = serializers.BooleanField()
     play_forced_moves = serializers.BooleanField(
         help_text="Whether the server plays your forced moves for you (moves that cannot change"

@@ -12,12 +12,39 @@ from engine.registry import game_ids
 #: registry each time (:func:`engine.registry.game_ids`), so a game registered later counts.
 GAME_IDS = game_ids()
 
+#: What ``bot`` means wherever a player or a seat shows it (one name: docs/api.md, "Names").
+BOT_HELP = "The bot's level ('random', 'heuristic', ...) for a bot; null for a person."
+
+
+class WholeNumberField(serializers.IntegerField):
+    """An integer of a JSON body, strictly: a JSON number without a fraction.
+
+    DRF's ``IntegerField`` also takes ``"7"``, ``7.0`` and ``true``; a body field that
+    is a number must be sent as one (``expected_sequence: "7"`` is a 400), as the
+    query's numbers are checked strictly too (tournaments/api/pagination.py).
+    """
+
+    default_error_messages = {
+        **serializers.IntegerField.default_error_messages,
+        "strict": "a whole number (a JSON number such as 7), not {sent}",
+    }
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            from engine.contract import said
+
+            self.fail("strict", sent=said(data))
+        value: int = super().to_internal_value(data)
+        return value
+
 
 # -- problems --------------------------------------------------------------------------------------
 
 
 class FieldErrorSerializer(serializers.Serializer[Any]):
-    field = serializers.CharField(help_text="The field at fault ('' for the whole body).")
+    field = serializers.CharField(
+        allow_null=True, help_text="The field at fault (null for the whole body)."
+    )
     detail = serializers.CharField()
 
 
@@ -39,6 +66,10 @@ class ProblemSerializer(serializers.Serializer[Any]):
         required=False, help_text="conflict: the sequence the request expected."
     )
     retry_after = serializers.IntegerField(required=False, help_text="throttled: seconds to wait.")
+    limit = serializers.CharField(
+        required=False,
+        help_text="throttled by a request rate: the limit used up (its RateLimit-Policy name).",
+    )
     move_index = serializers.IntegerField(
         required=False, allow_null=True, help_text="invalid-record: the first bad move."
     )

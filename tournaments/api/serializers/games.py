@@ -2,32 +2,55 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from tournaments.api.serializers.common import BOT_HELP, WholeNumberField
 from tournaments.api.serializers.tournaments import TableSummarySerializer
 from tournaments.models import Game, Table
 from tournaments.play.context import GameContext, table_id_of
 
 
+class DeadlineSerializer(serializers.Serializer[Any]):
+    """When one waited-for seat's time runs out."""
+
+    seat = WholeNumberField()
+    at = serializers.DateTimeField()
+
+
+def deadline_list(deadlines: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The stored ``{"<seat>": iso}`` deadlines as the API shows them: a list in seat order."""
+    return [{"seat": int(seat), "at": deadlines[seat]} for seat in sorted(deadlines, key=int)]
+
+
 class GameSummarySerializer(serializers.ModelSerializer[Game]):
+    game = serializers.CharField(source="kind", read_only=True, help_text="The engine id.")
     tournament = serializers.SerializerMethodField()
     round = serializers.SerializerMethodField()
     table = serializers.SerializerMethodField()
     game_number = serializers.SerializerMethodField()
     players = serializers.ListField(child=serializers.CharField(), read_only=True)
-    to_act = serializers.ListField(child=serializers.IntegerField(), read_only=True)
-    waiting_for = serializers.ListField(child=serializers.IntegerField(), read_only=True)
-    deadlines = serializers.DictField(child=serializers.CharField(), read_only=True)
+    to_act = serializers.ListField(child=WholeNumberField(), read_only=True)
+    waiting_for = serializers.ListField(child=WholeNumberField(), read_only=True)
+    deadlines = serializers.SerializerMethodField(
+        help_text="When each waited-for seat's time runs out ([] without a clock)."
+    )
     result = serializers.JSONField(read_only=True, allow_null=True)
-    seed = serializers.SerializerMethodField(help_text="The shuffle's seed, once the game is over.")
+    commitment = serializers.SerializerMethodField(
+        help_text="SHA-256 of the shuffle's seed (null for an imported game without one)."
+    )
+    seed = serializers.SerializerMethodField(
+        help_text="The shuffle's seed, once the game is over (null before)."
+    )
 
     class Meta:
         model = Game
         fields = [
             "id",
-            "kind",
+            "game",
             "seats",
             "dealer",
             "players",
@@ -67,13 +90,20 @@ class GameSummarySerializer(serializers.ModelSerializer[Game]):
     def get_game_number(self, game: Game) -> int | None:
         return self._from_context(game, "game_number")
 
-    def get_seed(self, game: Game) -> str:
-        return game.seed if game.is_over else ""
+    @extend_schema_field(DeadlineSerializer(many=True))
+    def get_deadlines(self, game: Game) -> list[dict[str, Any]]:
+        return deadline_list(game.deadlines or {})
+
+    def get_commitment(self, game: Game) -> str | None:
+        return game.commitment or None
+
+    def get_seed(self, game: Game) -> str | None:
+        return (game.seed or None) if game.is_over else None
 
 
 class TableSerializer(TableSummarySerializer):
-    tournament = serializers.IntegerField(source="round.tournament_id", read_only=True)
-    round = serializers.IntegerField(source="round.number", read_only=True)
+    tournament = WholeNumberField(source="round.tournament_id", read_only=True)
+    round = WholeNumberField(source="round.number", read_only=True)
     series = serializers.SerializerMethodField()
     scores = serializers.SerializerMethodField(
         help_text="Each seat's series score over the finished games (higher is better)."
@@ -112,67 +142,91 @@ class TableSerializer(TableSummarySerializer):
         return list(GameSummarySerializer(self.context.get("games", []), many=True).data)
 
 
-class SeatContextSerializer(serializers.Serializer[Any]):
-    player = serializers.IntegerField(allow_null=True)
+class SittingSerializer(serializers.Serializer[Any]):
+    """Who sits at one seat of a game: the shape of a table's ``sitting`` entries."""
+
+    seat = WholeNumberField()
+    player = WholeNumberField(allow_null=True, help_text="The player's id (null: none).")
     name = serializers.CharField()
-    bot = serializers.CharField(allow_null=True)
+    bot = serializers.CharField(allow_null=True, help_text=BOT_HELP)
+    autoplay = serializers.BooleanField(
+        required=False, help_text="Whether the seat's player handed it to a bot (or timed out)."
+    )
 
 
 class GameViewSerializer(serializers.Serializer[Any]):
-    """A game as the caller may see it (the engine's view plus the service's facts).
+    """A game as the caller may see it: the keys every game's view has.
 
-    Each game adds its own table keys (hands, piles, tricks...): see docs/rules/.
-    While the game runs, nothing hidden from the caller is here; once it is over,
-    ``hidden``, ``deck`` and ``seed`` show everything.
+    Each game adds its own table keys (hands, piles, tricks...), typed per game in the
+    schema (``GameView`` is a ``oneOf`` by ``game``: tournaments/api/schema.py, from
+    each game's declarations in engine/games/).  While the game runs, nothing hidden
+    from the caller is here; once it is revealed, ``hidden``, ``deck`` and ``seed``
+    show everything.
     """
 
     game = serializers.CharField(help_text="The engine id.")
-    game_id = serializers.IntegerField()
+    id = WholeNumberField(help_text="The game's id.")
     role = serializers.ChoiceField(choices=["seat", "spectator", "organiser"])
-    seat = serializers.IntegerField(allow_null=True, help_text="The caller's seat, or null.")
-    viewer = serializers.IntegerField(allow_null=True)
+    seat = WholeNumberField(allow_null=True, help_text="The caller's seat, or null.")
     status = serializers.ChoiceField(choices=Game.Status.choices)
-    sequence = serializers.IntegerField()
-    players = serializers.ListField(child=serializers.CharField())
-    to_act = serializers.ListField(child=serializers.IntegerField())
-    waiting_for = serializers.ListField(child=serializers.IntegerField())
+    sequence = WholeNumberField(
+        help_text="The number of the game's last event: send it back as expected_sequence."
+    )
+    players = serializers.ListField(
+        child=serializers.CharField(), help_text="The players' names in seat order."
+    )
+    to_act = serializers.ListField(
+        child=WholeNumberField(), help_text="The seats that may act now."
+    )
+    waiting_for = serializers.ListField(
+        child=WholeNumberField(), help_text="The seats the game waits for."
+    )
     legal_actions = serializers.ListField(
         child=serializers.DictField(),
         help_text="What the caller's seat may send now (empty for spectators).",
     )
-    outcome = serializers.JSONField(allow_null=True)
-    turn_seconds = serializers.IntegerField(allow_null=True)
-    deadlines = serializers.DictField(child=serializers.CharField())
-    commitment = serializers.CharField(allow_blank=True)
-    tournament = serializers.IntegerField(allow_null=True)
-    table = serializers.IntegerField(allow_null=True)
-    seats = serializers.IntegerField(help_text="How many seats the table has.")
-    sitting = SeatContextSerializer(
-        many=True, help_text="Who sits where: player id, name and bot level per seat."
+    result = serializers.JSONField(
+        allow_null=True, help_text="The result (RECORD.md's shape) once over; null before."
     )
-    next_game = serializers.IntegerField(
+    turn_seconds = WholeNumberField(allow_null=True)
+    deadlines = DeadlineSerializer(
+        many=True, help_text="When each waited-for seat's time runs out ([] without a clock)."
+    )
+    commitment = serializers.CharField(
+        allow_null=True, help_text="SHA-256 of the shuffle's seed (null: none)."
+    )
+    revealed = serializers.BooleanField(
+        help_text="Whether the hidden cards, deck and seed are public (the game's end; a"
+        " duplicate deal: its round's end)."
+    )
+    tournament = WholeNumberField(allow_null=True)
+    table = WholeNumberField(allow_null=True, help_text="The table's id.")
+    seats = WholeNumberField(help_text="How many seats the table has.")
+    sitting = SittingSerializer(many=True, help_text="Who sits where, in seat order.")
+    next_game_id = WholeNumberField(
         allow_null=True,
         help_text="Once the game is over: its table's next game in the series (null while"
         " it runs, after the series' last game, and outside tournaments).",
     )
-    hidden = serializers.DictField(required=False, help_text="After the end: every hidden card.")
+    hidden = serializers.DictField(required=False, help_text="Once revealed: every hidden card.")
     deck = serializers.ListField(
-        child=serializers.CharField(), required=False, help_text="After the end: the deck."
+        child=serializers.CharField(), required=False, help_text="Once revealed: the deck."
     )
-    seed = serializers.CharField(required=False, help_text="After the end: the shuffle's seed.")
+    seed = serializers.CharField(required=False, help_text="Once revealed: the shuffle's seed.")
 
 
 class CauseSerializer(serializers.Serializer[Any]):
-    kind = serializers.CharField()
-    id = serializers.CharField(allow_blank=True)
+    kind = serializers.CharField(help_text="Who or what caused the event (player, bot, clock…).")
+    id = serializers.CharField(allow_null=True, help_text="Whose (a player's id), or null.")
 
 
 class GameEventSerializer(serializers.Serializer[Any]):
     """One event of a game, redacted for the caller while the game runs."""
 
-    sequence = serializers.IntegerField()
+    game = serializers.CharField(help_text="The engine id (the payload's shapes depend on it).")
+    sequence = WholeNumberField()
     type = serializers.CharField()
-    version = serializers.IntegerField()
+    version = WholeNumberField()
     payload = serializers.DictField(help_text="The engine's event (RECORD.md's move shape).")
     cause = CauseSerializer()
     recorded_at = serializers.DateTimeField()
@@ -182,7 +236,7 @@ class TournamentStreamEventSerializer(GameEventSerializer):
     """The data of one event of a tournament stream: the game's event as its events endpoint
     shows it to the caller, with the game and the event's global position (the SSE id)."""
 
-    game_id = serializers.IntegerField()
+    game_id = WholeNumberField()
     position = serializers.CharField(help_text="The store's global position, 'tx.id'.")
 
 
@@ -190,10 +244,10 @@ class ActionSerializer(serializers.Serializer[Any]):
     action = serializers.DictField(
         help_text='The action, e.g. {"type": "draw", "index": 2}: one of legal_actions.'
     )
-    expected_sequence = serializers.IntegerField(
+    expected_sequence = WholeNumberField(
         min_value=0, help_text="The sequence of the view you decided on."
     )
-    seat = serializers.IntegerField(
+    seat = WholeNumberField(
         min_value=0,
         required=False,
         help_text="Your seat (optional: leave it out, or send your own).",
@@ -209,5 +263,5 @@ class ActionResultSerializer(serializers.Serializer[Any]):
     replayed = serializers.BooleanField(
         help_text="True when this is the first outcome of a retried Idempotency-Key."
     )
-    sequence = serializers.IntegerField(help_text="The sequence of the command's last event.")
+    sequence = WholeNumberField(help_text="The sequence of the command's last event.")
     view = GameViewSerializer()

@@ -6,15 +6,17 @@ from typing import Any
 
 from rest_framework import serializers
 
+from tournaments.api.serializers.common import WholeNumberField
+
 
 class RecordSerializer(serializers.Serializer[Any]):
     """A portable game record (RECORD.md)."""
 
     format = serializers.CharField()
     game = serializers.CharField()
-    seats = serializers.IntegerField()
+    seats = WholeNumberField()
     players = serializers.ListField(child=serializers.CharField())
-    dealer = serializers.IntegerField()
+    dealer = WholeNumberField()
     options = serializers.DictField()
     deck = serializers.ListField(child=serializers.CharField())
     moves = serializers.ListField(child=serializers.DictField())
@@ -25,8 +27,8 @@ class RecordSerializer(serializers.Serializer[Any]):
 class RecordCheckSerializer(serializers.Serializer[Any]):
     valid = serializers.BooleanField()
     game = serializers.CharField()
-    seats = serializers.IntegerField()
-    moves = serializers.IntegerField()
+    seats = WholeNumberField()
+    move_count = WholeNumberField(help_text="How many moves the record holds.")
     result = serializers.JSONField(allow_null=True)
     over = serializers.BooleanField()
     shuffle_verified = serializers.BooleanField(

@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from engine.registry import game_ids
 from tournaments import services
-from tournaments.api.serializers.common import GAME_IDS
+from tournaments.api.serializers.common import BOT_HELP, GAME_IDS, WholeNumberField
 from tournaments.models import CheckIn, Registration, Round, Table, TableSeat, Tournament
 
 # -- tournaments -----------------------------------------------------------------------------------
@@ -17,11 +17,11 @@ from tournaments.models import CheckIn, Registration, Round, Table, TableSeat, T
 
 class SeriesSerializer(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(choices=["first_to", "losses", "place_points"])
-    target = serializers.IntegerField(min_value=1)
+    target = WholeNumberField(min_value=1)
     points = serializers.ListField(
         child=serializers.FloatField(), required=False, allow_null=True, min_length=1
     )
-    deal_limit = serializers.IntegerField(
+    deal_limit = WholeNumberField(
         min_value=1,
         required=False,
         allow_null=True,
@@ -49,10 +49,10 @@ class TournamentSerializer(serializers.ModelSerializer[Tournament]):
 
 
 class TournamentCreateSerializer(serializers.Serializer[Any]):
-    club = serializers.IntegerField(min_value=1)
+    club = WholeNumberField(min_value=1)
     name = serializers.CharField(max_length=120)
     game = serializers.ChoiceField(choices=GAME_IDS)
-    rounds = serializers.IntegerField(min_value=1, max_value=100)
+    rounds = WholeNumberField(min_value=1, max_value=100)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -61,18 +61,16 @@ class TournamentCreateSerializer(serializers.Serializer[Any]):
         game.choices = game_ids()
 
     series = SeriesSerializer(required=False, allow_null=True, default=None)
-    table_min = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
-    table_max = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
-    table_preferred = serializers.IntegerField(
-        min_value=1, required=False, allow_null=True, default=None
-    )
+    table_min = WholeNumberField(min_value=1, required=False, allow_null=True, default=None)
+    table_max = WholeNumberField(min_value=1, required=False, allow_null=True, default=None)
+    table_preferred = WholeNumberField(min_value=1, required=False, allow_null=True, default=None)
     seating_mode = serializers.ChoiceField(
         choices=Tournament.SeatingMode.choices, default=Tournament.SeatingMode.MIXING
     )
-    turn_seconds = serializers.IntegerField(
+    turn_seconds = WholeNumberField(
         min_value=1, max_value=86_400, required=False, allow_null=True, default=None
     )
-    timeouts_to_bot = serializers.IntegerField(min_value=0, max_value=100, default=0)
+    timeouts_to_bot = WholeNumberField(min_value=0, max_value=100, default=0)
     duplicate_deals = serializers.BooleanField(default=False)
     timeout_forfeits = serializers.BooleanField(
         default=True,
@@ -81,42 +79,46 @@ class TournamentCreateSerializer(serializers.Serializer[Any]):
 
 
 class RegistrationSerializer(serializers.ModelSerializer[Registration]):
-    player_name = serializers.CharField(source="player.name", read_only=True)
+    name = serializers.CharField(source="player.name", read_only=True)
 
     class Meta:
         model = Registration
-        fields = ["id", "player", "player_name", "from_round", "dropped_after", "registered_at"]
+        fields = ["id", "player", "name", "from_round", "dropped_after", "registered_at"]
         read_only_fields = fields
 
 
 class RegisterSerializer(serializers.Serializer[Any]):
-    player = serializers.IntegerField(min_value=1)
-    from_round = serializers.IntegerField(
-        min_value=1, required=False, allow_null=True, default=None
-    )
+    player = WholeNumberField(min_value=1)
+    from_round = WholeNumberField(min_value=1, required=False, allow_null=True, default=None)
 
 
 class CheckInSerializer(serializers.ModelSerializer[CheckIn]):
+    round = WholeNumberField(source="round_number", read_only=True)
+
     class Meta:
         model = CheckIn
-        fields = ["id", "player", "round_number", "at"]
+        fields = ["id", "player", "round", "at"]
         read_only_fields = fields
 
 
 class CheckInCreateSerializer(serializers.Serializer[Any]):
-    player = serializers.IntegerField(min_value=1)
-    round_number = serializers.IntegerField(
-        min_value=1, required=False, allow_null=True, default=None
+    player = WholeNumberField(min_value=1)
+    round = WholeNumberField(
+        min_value=1,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The round's number (default: the next round).",
     )
 
 
 class PlayerRefSerializer(serializers.Serializer[Any]):
-    player = serializers.IntegerField(min_value=1)
+    player = WholeNumberField(min_value=1)
 
 
 class FixedSerializer(serializers.Serializer[Any]):
-    player = serializers.IntegerField(min_value=1)
-    table = serializers.IntegerField(min_value=1, help_text="Table number, 1 first.")
+    player = WholeNumberField(min_value=1)
+    table = WholeNumberField(min_value=1, help_text="Table number, 1 first.")
 
 
 class StartRoundSerializer(serializers.Serializer[Any]):
@@ -126,7 +128,7 @@ class StartRoundSerializer(serializers.Serializer[Any]):
     fixed = FixedSerializer(many=True, required=False, default=list)
     apart = serializers.ListField(
         child=serializers.ListField(
-            child=serializers.IntegerField(min_value=1), min_length=2, max_length=2
+            child=WholeNumberField(min_value=1), min_length=2, max_length=2
         ),
         required=False,
         default=list,
@@ -136,7 +138,7 @@ class StartRoundSerializer(serializers.Serializer[Any]):
 
 class SwapSerializer(serializers.Serializer[Any]):
     players = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=WholeNumberField(min_value=1),
         min_length=2,
         max_length=2,
         help_text="The two players to exchange (seat for seat, or a seat for a bye).",
@@ -144,19 +146,32 @@ class SwapSerializer(serializers.Serializer[Any]):
 
 
 class SeatSerializer(serializers.ModelSerializer[TableSeat]):
+    """Who sits at one seat: the same shape in a table's and in a game view's ``sitting``."""
+
     name = serializers.CharField(source="player.name", read_only=True)
-    is_bot = serializers.BooleanField(source="player.is_bot", read_only=True)
+    bot = serializers.SerializerMethodField(help_text=BOT_HELP)
+    autoplay = serializers.BooleanField(
+        read_only=True, help_text="Whether the seat's player handed it to a bot (or timed out)."
+    )
 
     class Meta:
         model = TableSeat
-        fields = ["seat", "player", "name", "is_bot", "autoplay"]
+        fields = ["seat", "player", "name", "bot", "autoplay"]
         read_only_fields = fields
+
+    def get_bot(self, seat: TableSeat) -> str | None:
+        return seat.player.bot_level or None
 
 
 class TableSummarySerializer(serializers.ModelSerializer[Table]):
-    seats = SeatSerializer(many=True, read_only=True)
+    sitting = SeatSerializer(
+        source="seats", many=True, read_only=True, help_text="Who sits where, in seat order."
+    )
+    next_commitment = serializers.SerializerMethodField(
+        help_text="The commitment of the table's next deal, once known (null before)."
+    )
     placings = serializers.ListField(
-        child=serializers.ListField(child=serializers.IntegerField()),
+        child=serializers.ListField(child=WholeNumberField()),
         allow_null=True,
         read_only=True,
         help_text="Once finished: groups of seats, best first (a group shares its place).",
@@ -164,14 +179,30 @@ class TableSummarySerializer(serializers.ModelSerializer[Table]):
 
     class Meta:
         model = Table
-        fields = ["id", "number", "first_dealer", "status", "placings", "next_commitment", "seats"]
+        fields = [
+            "id",
+            "number",
+            "first_dealer",
+            "status",
+            "placings",
+            "next_commitment",
+            "sitting",
+        ]
         read_only_fields = fields
+
+    def get_next_commitment(self, table: Table) -> str | None:
+        return table.next_commitment or None
 
 
 class RoundSerializer(serializers.ModelSerializer[Round]):
     tables = TableSummarySerializer(many=True, read_only=True)
-    byes = serializers.ListField(child=serializers.IntegerField(), read_only=True)
-    seed = serializers.SerializerMethodField(help_text="The duplicate-deal seed once finished.")
+    byes = serializers.ListField(child=WholeNumberField(), read_only=True)
+    commitment = serializers.SerializerMethodField(
+        help_text="Duplicate deals: the commitment of the round's seed (null otherwise)."
+    )
+    seed = serializers.SerializerMethodField(
+        help_text="Duplicate deals: the round's seed once finished (null before and otherwise)."
+    )
     client_seeds = serializers.SerializerMethodField(
         help_text="Duplicate deals, once finished: the client seeds of every player of the"
         " round (by player id) frozen as it began, which every deck of the round mixes in"
@@ -193,8 +224,11 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
         ]
         read_only_fields = fields
 
-    def get_seed(self, round_: Round) -> str:
-        return round_.seed if round_.status == Round.Status.FINISHED else ""
+    def get_commitment(self, round_: Round) -> str | None:
+        return round_.commitment or None
+
+    def get_seed(self, round_: Round) -> str | None:
+        return (round_.seed or None) if round_.status == Round.Status.FINISHED else None
 
     def get_client_seeds(self, round_: Round) -> list[str] | None:
         # Shown with the seed: what docs/fairness_check.py --round needs to derive the decks.
@@ -207,25 +241,25 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
 
 
 class StandingSerializer(serializers.Serializer[Any]):
-    rank = serializers.IntegerField()
-    player = serializers.IntegerField()
+    rank = WholeNumberField()
+    player = WholeNumberField()
     name = serializers.CharField()
     points = serializers.CharField(help_text="Exact points as a fraction, e.g. '5/2'.")
     points_value = serializers.FloatField()
     opponents_points = serializers.CharField()
-    head_to_head = serializers.IntegerField()
-    last_places = serializers.IntegerField()
-    played = serializers.IntegerField()
-    byes = serializers.IntegerField()
+    head_to_head = WholeNumberField()
+    last_place_count = WholeNumberField()
+    played = WholeNumberField()
+    bye_count = WholeNumberField()
     dropped = serializers.BooleanField()
 
 
 class RatingSerializer(serializers.Serializer[Any]):
-    rank = serializers.IntegerField()
-    player = serializers.IntegerField()
+    rank = WholeNumberField()
+    player = WholeNumberField()
     name = serializers.CharField()
     game = serializers.CharField()
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
     ordinal = serializers.FloatField()
-    display = serializers.IntegerField()
+    display = WholeNumberField()

@@ -20,6 +20,7 @@ from tournaments import services, standings
 from tournaments.api.pagination import Pagination
 from tournaments.api.permissions import require_organiser, signed_in
 from tournaments.api.problems import Forbidden, Refused
+from tournaments.api.schema import signed_in_only
 from tournaments.api.serializers import (
     GAME_IDS,
     ClubCreateSerializer,
@@ -93,6 +94,7 @@ class PlayerListView(generics.ListAPIView[Player]):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
+    @signed_in_only
     @extend_schema(
         summary="Add a player to a club (its organisers)",
         request=PlayerCreateSerializer,
@@ -100,6 +102,7 @@ class PlayerListView(generics.ListAPIView[Player]):
         tags=["players"],
     )
     def post(self, request: Request) -> Response:
+        signed_in(request)  # 401 before the body is read: a write needs a login
         body = PlayerCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
@@ -113,7 +116,7 @@ class PlayerListView(generics.ListAPIView[Player]):
             if user is None:
                 raise Refused(f"there is no login {data['username']!r}", "username")
         player = services.add_player(
-            club, data["name"], user=user, bot_level=data["bot_level"], by=organiser
+            club, data["name"], user=user, bot_level=data["bot"] or "", by=organiser
         )
         return Response(
             PlayerSerializer(player).data,
@@ -128,6 +131,7 @@ class PlayerDetailView(generics.RetrieveAPIView[Player]):
     serializer_class = PlayerSerializer
     lookup_url_kwarg = "player_id"
 
+    @signed_in_only
     @extend_schema(
         summary="Change the login that plays as a player (its club's organisers)",
         description="Refused (422) while the player holds a seat at a table in play;"
@@ -165,6 +169,7 @@ class LoginChangeListView(generics.ListAPIView[LoginLinkChange]):
         require_organiser(self.request, club)
         return LoginLinkChange.objects.filter(club=club).select_related("player")
 
+    @signed_in_only
     @extend_schema(summary="Who changed which player's login, newest first", tags=["clubs"])
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)

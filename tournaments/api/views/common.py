@@ -7,12 +7,12 @@ from typing import Any
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments.api.pagination import Pagination
+from tournaments.api.pagination import Pagination, whole_number
 from tournaments.models import Tournament
 
 
@@ -30,12 +30,7 @@ def paginate(view: APIView, request: Request, items: Any, data: Any) -> Response
 
 def positive_query(request: Request, name: str) -> int | None:
     """An optional positive whole-number query parameter (400 naming it if it is not one)."""
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return None
-    if not raw.isdecimal() or int(raw) < 1 or int(raw) > 2**31 - 1:
-        raise ValidationError({name: [f"a positive whole number, not {raw!r}"]})
-    return int(raw)
+    return whole_number(request, name, least=1, what="a positive whole number")
 
 
 def get_or_404(queryset: QuerySet[Any], pk: int, what: str) -> Any:

@@ -15,9 +15,10 @@ from rest_framework.views import APIView
 
 from tournaments import play as games
 from tournaments.api import capacity, waiting
-from tournaments.api.pagination import Pagination
+from tournaments.api.pagination import Pagination, whole_number
 from tournaments.api.permissions import GameAccess, game_access, seat_player_ids, signed_in
 from tournaments.api.problems import Forbidden, Refused
+from tournaments.api.schema import signed_in_only
 from tournaments.api.serializers import (
     ActionResultSerializer,
     ActionSerializer,
@@ -26,6 +27,7 @@ from tournaments.api.serializers import (
     GameViewSerializer,
     RecordSerializer,
 )
+from tournaments.api.serializers.games import deadline_list
 from tournaments.api.views.common import GAME_ID, paginate, positive_query
 from tournaments.models import Game
 from tournaments.play import GameContext, keys, table_id_of
@@ -36,20 +38,34 @@ from tournaments.workers import clock, notify
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,100}")
 
 
-def view_of(access: GameAccess, state: Any = None) -> dict[str, Any]:
-    """The game as the caller may see it, with who sits where (``state``: see ``game_view``)."""
+def view_of(access: GameAccess, state: Any = None, *, at: int | None = None) -> dict[str, Any]:
+    """The game as the caller may see it, in the API's names (``state``: see ``game_view``).
+
+    The one place where a game view becomes the API's: every answer and stream that
+    shows a view builds it here, so the v1 names (docs/api.md, "Names") hold everywhere.
+    The engine and the pages keep their own names (``viewer``, ``outcome``, deadlines by
+    seat string); this maps them.
+    """
     game = access.game
-    view = games.game_view(game, access.viewer, state=state)
+    if at is not None:  # as it was right after event ``at`` (an idempotent replay)
+        view = games.game_view_at(game, access.viewer, at)
+    else:
+        view = games.game_view(game, access.viewer, state=state)
     context = GameContext.parse(game.context)
-    seats = []
+    sitting = []
     for seat, name in enumerate(view.get("players") or []):
         entry = context.seat(seat)
-        seats.append({"player": entry.player, "name": str(name), "bot": entry.bot})
+        sitting.append({"seat": seat, "player": entry.player, "name": str(name), "bot": entry.bot})
+    view.pop("viewer", None)  # the same as "seat" (or null): one name
+    view["id"] = view.pop("game_id")
+    view["result"] = view.pop("outcome", None)
+    view["deadlines"] = deadline_list(view.get("deadlines") or {})
+    view["commitment"] = view.get("commitment") or None
     view["seat"] = access.seat
     view["tournament"] = context.tournament
     view["table"] = table_id_of(game)
-    view["sitting"] = seats
-    view["next_game"] = _next_game(game)
+    view["sitting"] = sitting
+    view["next_game_id"] = _next_game(game)
     return view
 
 
@@ -172,13 +188,7 @@ class GameDetailView(APIView):
     @staticmethod
     def _after(request: Request) -> int | None:
         """``?after=``: a sequence (0 or more), or ``None`` when not given."""
-        raw = request.query_params.get("after")
-        if raw is None or raw == "":
-            return None
-        # isascii: "²" is a digit to str.isdigit, not to int().
-        if not (raw.isascii() and raw.isdecimal()) or int(raw) > 2**31 - 1:
-            raise ValidationError({"after": [f"a sequence (0 or more), not {raw!r}"]})
-        return int(raw)
+        return whole_number(request, "after", what="a sequence")
 
     @classmethod
     def _wait(cls, request: Request) -> float:
@@ -218,14 +228,13 @@ class GameEventsView(APIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         access = game_access(request, game_id)
-        after = request.query_params.get("after", "0") or "0"
-        if not after.isdecimal() or int(after) > 2**31 - 1:
-            raise ValidationError({"after": [f"a sequence (0 or more), not {after!r}"]})
-        shown = games.game_events(access.game, access.viewer, from_sequence=int(after) + 1)
+        after = whole_number(request, "after", what="a sequence") or 0
+        shown = games.game_events(access.game, access.viewer, from_sequence=after + 1)
         return paginate(self, request, shown, lambda page: page)
 
 
 class GameActionView(APIView):
+    @signed_in_only
     @extend_schema(
         summary="Act for your seat",
         description="Send the action with the sequence of the view you decided on and an"
@@ -278,14 +287,18 @@ class GameActionView(APIView):
             {
                 "replayed": result.replayed,
                 "sequence": result.sequence,
-                # A replayed command's state is not at hand: the view is read afresh.
-                "view": view_of(access, None if result.replayed else result.state),
+                # A replay repeats the first answer: the view as it was right after the
+                # command, however far the game has moved on since.
+                "view": view_of(access, at=result.sequence)
+                if result.replayed
+                else view_of(access, result.state),
             },
             headers={"Idempotency-Replayed": "true" if result.replayed else "false"},
         )
 
 
 class GameAutoplayView(APIView):
+    @signed_in_only
     @extend_schema(
         summary="Hand your tournament seat to a bot",
         parameters=[GAME_ID],
@@ -298,6 +311,7 @@ class GameAutoplayView(APIView):
         clock.hand_to_bot(access.game, request.user, seat=access.seat)
         return Response(view_of(access))
 
+    @signed_in_only
     @extend_schema(
         summary="Take your tournament seat back from the bot",
         parameters=[GAME_ID],

@@ -96,7 +96,7 @@ class GameStreamView(APIView):
         access = game_access(request, game_id)
         timeout = _stream_timeout(request)
         last = _last_event_id(request) or "0"
-        if not last.isdecimal() or int(last) > 2**31 - 1:
+        if not (last.isascii() and last.isdigit()) or int(last) > 2**31 - 1:
             raise ValidationError(
                 {"Last-Event-ID": [f"a game's event id is a sequence, not {last!r}"]}
             )
@@ -118,7 +118,7 @@ class TournamentStreamView(APIView):
                 " store's global position ('tx.id'), 'event' the type, 'data' a"
                 " TournamentStreamEvent (the game's event as its events endpoint shows it to"
                 " you, with game_id and position); a last 'end' event (data:"
-                ' {"tournament_id", "status": "finished"}) when the tournament is over.',
+                ' {"tournament", "status": "finished"}) when the tournament is over.',
             )
         },
         tags=["tournaments"],

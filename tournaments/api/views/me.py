@@ -6,7 +6,7 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.authentication import SessionAuthentication
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotAuthenticated, NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -15,6 +15,7 @@ from tournaments import services
 from tournaments.api.authentication import ThrottledBasicAuthentication, create_token, revoke_token
 from tournaments.api.pagination import Pagination
 from tournaments.api.permissions import organised_club_ids, signed_in
+from tournaments.api.schema import signed_in_only
 from tournaments.api.serializers import (
     ClientSeedSerializer,
     MeSerializer,
@@ -38,6 +39,7 @@ class TokenListView(APIView):
             return [ThrottledBasicAuthentication(), SessionAuthentication()]
         return super().get_authenticators()
 
+    @signed_in_only
     @extend_schema(
         summary="List your tokens", responses=TokenSerializer(many=True), tags=["tokens"]
     )
@@ -46,6 +48,7 @@ class TokenListView(APIView):
         tokens = ApiToken.objects.filter(user=user).order_by("-created_at", "id")
         return paginate(self, request, tokens, lambda page: TokenSerializer(page, many=True).data)
 
+    @signed_in_only
     @extend_schema(
         summary="Create a token (its key is shown once)",
         description="Authenticate with HTTP Basic (username and password) or a browser session;"
@@ -55,6 +58,16 @@ class TokenListView(APIView):
         tags=["tokens"],
     )
     def post(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            # Only a password or a browser session creates a token: say so, also to a
+            # caller who sent a token (which is not looked at here).
+            sent = request.headers.get("Authorization", "")
+            scheme = sent.split(" ", 1)[0].lower()
+            raise NotAuthenticated(
+                ("a token cannot create tokens: " if scheme == "bearer" else "")
+                + "send your username and password with HTTP Basic"
+                " (curl -u name:password), or create one from a signed-in browser session"
+            )
         user = signed_in(request)
         body = TokenCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -72,6 +85,7 @@ class TokenDetailView(APIView):
             raise NotFound(f"you have no token {token_id}")
         return token
 
+    @signed_in_only
     @extend_schema(
         summary="One of your tokens",
         parameters=[id_param("token_id", "The token's id.")],
@@ -81,6 +95,7 @@ class TokenDetailView(APIView):
     def get(self, request: Request, token_id: int) -> Response:
         return Response(TokenSerializer(self._token(request, token_id)).data)
 
+    @signed_in_only
     @extend_schema(
         summary="Revoke one of your tokens",
         parameters=[id_param("token_id", "The token's id.")],
@@ -95,14 +110,19 @@ class TokenDetailView(APIView):
 class ClientSeedView(APIView):
     """Your client seed: your contribution to the decks you are dealt (docs/fairness.md)."""
 
+    @signed_in_only
     @extend_schema(summary="Your client seed", responses=ClientSeedSerializer, tags=["tokens"])
     def get(self, request: Request) -> Response:
         user = signed_in(request)
         found = ClientSeed.objects.filter(user=user).first()
         return Response(
-            {"seed": found.seed if found else "", "updated_at": found.updated_at if found else None}
+            {
+                "seed": (found.seed or None) if found else None,
+                "updated_at": found.updated_at if found else None,
+            }
         )
 
+    @signed_in_only
     @extend_schema(
         summary="Set your client seed (decks dealt after this mix it in)",
         request=ClientSeedSerializer,
@@ -113,11 +133,12 @@ class ClientSeedView(APIView):
         user = signed_in(request)
         body = ClientSeedSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        found = services.set_client_seed(user, body.validated_data["seed"])
-        return Response({"seed": found.seed, "updated_at": found.updated_at})
+        found = services.set_client_seed(user, body.validated_data["seed"] or "")
+        return Response({"seed": found.seed or None, "updated_at": found.updated_at})
 
 
 class MeView(APIView):
+    @signed_in_only
     @extend_schema(
         summary="Who you are: your players and the clubs you organise",
         responses=MeSerializer,
@@ -140,6 +161,7 @@ class MeView(APIView):
             }
         )
 
+    @signed_in_only
     @extend_schema(
         summary="Your preferences: whether the server plays your forced moves",
         request=PreferencesSerializer,

@@ -14,6 +14,7 @@ from tournaments import play as games
 from tournaments.api.parsers import RecordJSONParser
 from tournaments.api.permissions import organised_club_ids, signed_in
 from tournaments.api.problems import Forbidden, Refused
+from tournaments.api.schema import signed_in_only
 from tournaments.api.serializers import (
     GameSummarySerializer,
     RecordCheckSerializer,
@@ -60,6 +61,7 @@ class RecordImportView(APIView):
     parser_classes = [RecordJSONParser]
     throttle_scope = "records"
 
+    @signed_in_only
     @extend_schema(
         summary="Import a record as a stored game (organisers)",
         description="Every move is checked as in verify; the game is then public once over.",

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 from tournaments import services
 from tournaments.api.pagination import Pagination
 from tournaments.api.permissions import require_organiser
+from tournaments.api.schema import signed_in_only
 from tournaments.api.serializers import (
     RoundSerializer,
     StartRoundSerializer,
@@ -48,6 +49,7 @@ class RoundListView(APIView):
         found = _rounds().filter(tournament=tournament).order_by("number")
         return paginate(self, request, found, lambda p: RoundSerializer(p, many=True).data)
 
+    @signed_in_only
     @extend_schema(
         summary="Seat the next round (organisers); begin it after any adjustment",
         parameters=[TOURNAMENT_ID],
@@ -97,6 +99,7 @@ class RoundDetailView(APIView):
 
 
 class RoundBeginView(APIView):
+    @signed_in_only
     @extend_schema(
         summary="Begin a seated round: deal every table's first game (organisers)",
         parameters=_ROUND_PARAMS,
@@ -112,6 +115,7 @@ class RoundBeginView(APIView):
 
 
 class RoundSwapView(APIView):
+    @signed_in_only
     @extend_schema(
         summary="Swap two players of a seated round (organisers)",
         parameters=_ROUND_PARAMS,

@@ -15,8 +15,13 @@ from rest_framework.views import APIView
 
 from tournaments import services, standings
 from tournaments.api.pagination import Pagination
-from tournaments.api.permissions import require_organiser, require_self_or_organiser
+from tournaments.api.permissions import (
+    require_organiser,
+    require_self_or_organiser,
+    signed_in,
+)
 from tournaments.api.problems import Refused
+from tournaments.api.schema import signed_in_only
 from tournaments.api.serializers import (
     CheckInCreateSerializer,
     CheckInSerializer,
@@ -63,6 +68,7 @@ class TournamentListView(generics.ListAPIView[Tournament]):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
+    @signed_in_only
     @extend_schema(
         summary="Create a tournament (the club's organisers)",
         request=TournamentCreateSerializer,
@@ -70,6 +76,7 @@ class TournamentListView(generics.ListAPIView[Tournament]):
         tags=["tournaments"],
     )
     def post(self, request: Request) -> Response:
+        signed_in(request)  # 401 before the body is read: a write needs a login
         body = TournamentCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = dict(body.validated_data)
@@ -119,6 +126,7 @@ class RegistrationListView(APIView):
             self, request, found.order_by("id"), lambda p: RegistrationSerializer(p, many=True).data
         )
 
+    @signed_in_only
     @extend_schema(
         summary="Register a player (yourself, or any club player as an organiser)",
         parameters=[TOURNAMENT_ID],
@@ -128,6 +136,7 @@ class RegistrationListView(APIView):
     )
     def post(self, request: Request, tournament_id: int) -> Response:
         tournament = tournament_or_404(tournament_id)
+        signed_in(request)  # 401 before the body is read: a write needs a login
         body = RegisterSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         player = _club_player(tournament, body.validated_data["player"])
@@ -155,6 +164,7 @@ class CheckInListView(APIView):
             found = found.filter(round_number=number)
         return paginate(self, request, found, lambda p: CheckInSerializer(p, many=True).data)
 
+    @signed_in_only
     @extend_schema(
         summary="Check a player in for the next round (yourself, or as an organiser)",
         parameters=[TOURNAMENT_ID],
@@ -164,15 +174,17 @@ class CheckInListView(APIView):
     )
     def post(self, request: Request, tournament_id: int) -> Response:
         tournament = tournament_or_404(tournament_id)
+        signed_in(request)  # 401 before the body is read: a write needs a login
         body = CheckInCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         player = _club_player(tournament, body.validated_data["player"])
         require_self_or_organiser(request, player)
-        checked = services.check_in(tournament, player, body.validated_data["round_number"])
+        checked = services.check_in(tournament, player, body.validated_data["round"])
         return Response(CheckInSerializer(checked).data, status=201)
 
 
 class DropView(APIView):
+    @signed_in_only
     @extend_schema(
         summary="Drop a player out between rounds (yourself, or as an organiser)",
         parameters=[TOURNAMENT_ID],
@@ -182,6 +194,7 @@ class DropView(APIView):
     )
     def post(self, request: Request, tournament_id: int) -> Response:
         tournament = tournament_or_404(tournament_id)
+        signed_in(request)  # 401 before the body is read: a write needs a login
         body = PlayerRefSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         player = _club_player(tournament, body.validated_data["player"])
@@ -212,9 +225,9 @@ class StandingsView(APIView):
                 "points_value": float(s.points),
                 "opponents_points": str(s.opponents_points),
                 "head_to_head": int(s.head_to_head),
-                "last_places": s.last_places,
+                "last_place_count": s.last_places,
                 "played": s.played,
-                "byes": s.byes,
+                "bye_count": s.byes,
                 "dropped": s.dropped,
             }
             for s in lines

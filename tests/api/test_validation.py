@@ -1,0 +1,93 @@
+"""Numbers and pages are checked strictly and alike everywhere: a bad one is a 400 problem
+naming it, and changes nothing — never silently replaced by a default.
+
+In a query, a number is ASCII digits within its bounds (``limit`` 1-500, ``offset``,
+``after`` and ids 0 or more); in a JSON body, a number is a JSON number (``"7"``,
+``7.0`` and ``true`` are not ``7``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.api.conftest import Api
+from tests.api.test_games import act, drawer
+from tests.factories import ClubWorld, tournament_game
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("limit=-1", "limit"),
+        ("limit=x", "limit"),
+        ("limit=0", "limit"),
+        ("limit=501", "limit"),
+        ("limit=2.5", "limit"),
+        ("limit=%2B5", "limit"),  # "+5"
+        ("offset=-5", "offset"),
+        ("offset=x", "offset"),
+        ("offset=%D9%A3", "offset"),  # "٣", a decimal digit to Python, not to us
+        ("status=bogus", "status"),
+        ("tournament=-1", "tournament"),
+        ("tournament=1e3", "tournament"),
+    ],
+)
+def test_a_bad_number_or_page_in_a_query_is_a_400_naming_it(
+    world: ClubWorld, api: Api, query: str, field: str
+) -> None:
+    status, problem, _ = api.get(f"/api/v1/games?{query}")
+    assert status == 400 and problem["type"].endswith("/invalid"), problem
+    assert problem["field"] == field and problem["errors"][0]["field"] == field
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/v1/clubs", "/api/v1/players", "/api/v1/tournaments", "/api/v1/games"]
+)
+def test_every_list_pages_alike_and_refuses_a_bad_page(
+    world: ClubWorld, api: Api, path: str
+) -> None:
+    tournament_game(world)
+    status, page, _ = api.get(f"{path}?limit=1&offset=0")
+    assert status == 200 and len(page["results"]) <= 1 and "count" in page
+    for query in ("limit=-1", "offset=-5", "limit=x"):
+        status, problem, _ = api.get(f"{path}?{query}")
+        assert status == 400 and problem["field"] == query.split("=")[0], (path, problem)
+
+
+def test_the_events_after_is_checked_like_the_long_polls(world: ClubWorld, api: Api) -> None:
+    _, game = tournament_game(world)
+    for bad in ("-1", "x", "%C2%B2"):
+        status, problem, _ = api.get(f"/api/v1/games/{game.pk}/events?after={bad}")
+        assert status == 400 and problem["field"] == "after"
+        assert "a sequence (0 or more)" in problem["detail"]
+
+
+@pytest.mark.parametrize("shape", [str, float, lambda n: True, lambda n: [n]])
+def test_an_expected_sequence_that_is_not_a_json_number_is_a_400_and_changes_nothing(
+    world: ClubWorld, api: Api, shape: Any
+) -> None:
+    _, game = tournament_game(world)
+    _, name = drawer(world, game)
+    before = game.sequence
+    sent = shape(before)  # "7", 7.0, true, [7]: the right sequence, but not a number
+    status, problem, _ = act(api, world, game, name, {"type": "draw", "index": 0}, sequence=sent)
+    assert status == 400 and problem["field"] == "expected_sequence", problem
+    game.refresh_from_db()
+    assert game.sequence == before
+
+
+def test_a_string_sequence_says_to_send_a_number(world: ClubWorld, api: Api) -> None:
+    _, game = tournament_game(world)
+    _, name = drawer(world, game)
+    status, problem, _ = act(
+        api, world, game, name, {"type": "draw", "index": 0}, sequence=str(game.sequence)
+    )
+    assert status == 400 and problem["field"] == "expected_sequence"
+    assert f'not "{game.sequence}"' in problem["detail"] and "JSON number" in problem["detail"]
+    # The same value as a number is taken.
+    status, body, _ = act(api, world, game, name, {"type": "draw", "index": 0})
+    assert status == 200, body
