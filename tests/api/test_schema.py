@@ -62,6 +62,7 @@ def test_an_operation_lists_anonymous_access_exactly_when_it_answers_without_cre
         "game_id": game.pk,
         "player_id": world.players["alice"].pk,
         "token_id": token.pk,
+        "user_id": world.users["alice"].pk,
         "tournament_id": tournament.pk,
         "number": 1,
         "table_id": table,

@@ -47,6 +47,7 @@ class ClubListView(generics.ListAPIView[Club]):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
+    @signed_in_only
     @extend_schema(
         summary="Create a club and its first organiser (superusers)",
         description="The organiser is an existing login (its password unchanged) or a new"
@@ -221,6 +222,7 @@ def _organised_club(request: Request, club_id: int) -> tuple[Club, User]:
 
 
 class ClubPlayersView(APIView):
+    @signed_in_only
     @extend_schema(
         summary="Create a person of the club with a new login (its organisers)",
         description="The login's password is the one sent, or one made up and answered"
@@ -251,6 +253,7 @@ def _organisers(club: Club) -> list[dict[str, Any]]:
 
 
 class ClubOrganisersView(APIView):
+    @signed_in_only
     @extend_schema(
         summary="The club's organisers (its organisers)",
         responses=OrganiserSerializer(many=True),
@@ -260,6 +263,7 @@ class ClubOrganisersView(APIView):
         club, _ = _organised_club(request, club_id)
         return Response(_organisers(club))
 
+    @signed_in_only
     @extend_schema(
         summary="Make a login of the club an organiser (its organisers)",
         description="The login must play for a player of the club; answers the organisers.",
@@ -280,6 +284,7 @@ class ClubOrganisersView(APIView):
 
 
 class ClubOrganiserView(APIView):
+    @signed_in_only
     @extend_schema(
         summary="A login stops organising the club (its organisers)",
         description="Refused (422) for the club's last organiser.",
@@ -303,6 +308,7 @@ def _signup_link(request: Request, club: Club) -> dict[str, Any]:
 
 
 class SignUpLinkView(APIView):
+    @signed_in_only
     @extend_schema(
         summary="The club's sign-up link (its organisers)",
         responses=SignUpLinkSerializer,
@@ -312,6 +318,7 @@ class SignUpLinkView(APIView):
         club, _ = _organised_club(request, club_id)
         return Response(_signup_link(request, club))
 
+    @signed_in_only
     @extend_schema(
         summary="Turn the sign-up link on with a new secret (its organisers)",
         description="Whoever opens the link makes their own login and player in the club;"
@@ -325,6 +332,7 @@ class SignUpLinkView(APIView):
         services.renew_signup_link(club)
         return Response(_signup_link(request, club), status=201)
 
+    @signed_in_only
     @extend_schema(
         summary="Turn the sign-up link off (its organisers)",
         responses={204: None},
