@@ -35,7 +35,8 @@ a. 350 wrong HTTP Basic passwords on ``POST /api/v1/tokens`` for one account, 35
    spread over 35 accounts from one address, 40 wrong logins on
    ``/accounts/login/`` and 40 on the admin's login (32 guessing at once): how
    many were answered after hashing the password (401 / the form's error) and how
-   many refused before it (429 / the lockout message);
+   many refused before it (429 / the lockout message, or the message that another
+   login for the account or the address is being checked: one hash at a time);
 b. 16 anonymous loops (an address each) reading the tournament stream from its start
    (``?last_event_id=0.0``; the tournament is over, so each request ends with its
    ``end`` event, and ``&timeout=1`` bounds it otherwise); one such request alone
@@ -299,7 +300,8 @@ async def guess_api(
 async def guess_form(
     base: str, path: str, username: str, tries: int, address: str, at_once: int = 8
 ) -> tuple[int, int, list[int]]:
-    """Wrong passwords on a login form: (answered after hashing, locked out, statuses)."""
+    """Wrong passwords on a login form: (answered after hashing, refused before hashing —
+    locked out or busy —, statuses)."""
     import aiohttp
 
     hashed = locked = 0
@@ -325,7 +327,9 @@ async def guess_form(
                 async with session.post(path, data=form, headers=headers) as answer:
                     body = await answer.text()
                     statuses.append(answer.status)
-                if "Too many failed logins" in body:
+                # Refused before hashing: locked out, or another of these guesses was
+                # being checked (one password at a time per account and per address).
+                if "Too many failed logins" in body or "being checked right now" in body:
                     locked += 1
                 elif "correct username and password" in body:
                     hashed += 1
@@ -394,13 +398,13 @@ async def attack_logins(base: str, attack: Attack, quick: bool) -> None:
     ):
         hashed, locked, statuses = await guess_form(base, path, user, tries, address)
         attack.say(
-            f"{name}, {tries} wrong: {hashed} answered after hashing, {locked} locked out"
-            f" ({counted(statuses)})"
+            f"{name}, {tries} wrong: {hashed} answered after hashing, {locked} refused before"
+            f" it (locked out or busy; {counted(statuses)})"
         )
         attack.check(
             f"{name}: locked out after the account's limit",
             hashed <= account and locked == tries - hashed and not any(s >= 500 for s in statuses),
-            f"{hashed} hashed (limit {account}), {locked} with the lockout message",
+            f"{hashed} hashed (limit {account}), {locked} with the lockout or busy message",
         )
     del quick
 

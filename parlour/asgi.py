@@ -12,7 +12,10 @@ middleware.
 
 The handler is Django's with one change (tournaments/api/waiting.py): before a
 streamed body or a long-poll's wait it lets the request's thread go, so that an
-idle stream or long-poll holds no thread (nor database connection) of its own.
+idle stream or long-poll holds no thread (nor database connection) of its own;
+and one of its own (tournaments/api/bodies.py): a body announced over its limit
+is not read at all (the 413 comes from its headers), one without a length only up
+to its limit.
 """
 
 import os
@@ -24,9 +27,9 @@ from django.utils.module_loading import import_string
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
 django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
 
-from tournaments.api.waiting import ASGIHandler  # noqa: E402 (needs the apps loaded)
+from tournaments.api.bodies import BodyLimitedASGIHandler  # noqa: E402 (needs the apps loaded)
 
-application = ASGIHandler()
+application = BodyLimitedASGIHandler()
 
 
 def run_middleware_synchronously() -> None:

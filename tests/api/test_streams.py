@@ -276,3 +276,44 @@ def test_slots_a_killed_server_never_gave_back_expire_even_while_the_client_keep
     assert len(answers) > 3  # it was refused while the slots were held, then let in
     for response in abandoned:
         response.close()
+
+
+@TRANSACTIONAL
+def test_anonymous_readers_of_a_finished_tournament_share_one_reading_of_its_stream(
+    world: ClubWorld, api: Api, django_assert_max_num_queries: Any
+) -> None:
+    from tournaments.api import streams
+
+    tournament, game = tournament_game(world, deals=2)
+    play(game, random.Random(7))
+    play(Game.objects.get(table=game.table, number_in_series=2), random.Random(8))
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+    streams._finished_streams.clear()
+    path = f"/api/v1/tournaments/{tournament.pk}/stream?timeout=30"
+    first = read_sse(api, path)  # read from the store, and kept
+    # The same stream again, from the start or from any event on, without reading the
+    # store's events: the games, the tournament's status and the request's own queries.
+    with django_assert_max_num_queries(4):
+        again = read_sse(api, path)
+    assert again == first and first[-1]["event"] == "end"
+    shown = events_of(first)
+    assert len(shown) == sum(g.sequence for g in Game.objects.filter(table=game.table))
+    for n in (0, 5, len(shown) - 1):
+        resumed = read_sse(api, path, **{"Last-Event-ID": shown[n]["id"]})
+        assert events_of(resumed) == shown[n + 1 :] and resumed[-1]["event"] == "end"
+    # What is kept is what the uncached feed sends, byte for byte.
+    position = Position.parse(shown[5]["id"])
+    streams._finished_streams.clear()
+    feed = streams.TournamentFeed(tournament.pk, None, position)
+    fresh = b""
+    for _ in range(5):
+        fresh += b"".join(feed._poll(feed._games())[0])
+        if b"event: end" in fresh:
+            break
+    read, done = streams.TournamentFeed(tournament.pk, None, position).poll()
+    kept, _ = streams.TournamentFeed(tournament.pk, None, position).poll()
+    assert done and read == kept == [fresh]
+    # A signed-in caller's stream is read for them (their seat may differ in a game).
+    mine = read_sse(api, path, token=world.tokens["alice"])
+    assert events_of(mine) == shown
