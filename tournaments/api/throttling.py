@@ -311,7 +311,7 @@ def login_attempt(request: Any, username: str) -> LoginAttempt:
     Raises :class:`LoginBusy` while another password for the account, or from the
     address, is being checked (one hash at a time for each), and
     :class:`LoginLockedOut` when a limit of ``PARLOUR_LOGIN_RATES`` is exceeded;
-    a busy attempt is not counted.  The caller calls :meth:`LoginAttempt.done` once
+    a busy attempt is counted like any other.  The caller calls :meth:`LoginAttempt.done` once
     the password is checked.  The account is counted whether or not it exists (the
     answer must not tell), by a digest of its case-folded name; ``request`` may be
     ``None`` (a call from a shell): then only the account counts.
@@ -323,16 +323,13 @@ def login_attempt(request: Any, username: str) -> LoginAttempt:
     wanted = [("login-account", "account", account)]
     if request is not None and getattr(request, "META", None) is not None:
         wanted.append(("login-address", "address", str(BaseThrottle().get_ident(request))))
-    marks = _mark_checking(wanted)
-    try:
-        return _count_attempt(wanted, rates, marks)
-    except BaseException:
-        _release(marks)
-        raise
+    attempt = _count_attempt(wanted, rates)
+    # Counted first: a guess refused as busy spends the limits like any other.
+    return LoginAttempt(attempt.keys, _mark_checking(wanted))
 
 
 def _count_attempt(
-    wanted: list[tuple[str, str, str]], rates: dict[str, str | None], marks: tuple[str, ...]
+    wanted: list[tuple[str, str, str]], rates: dict[str, str | None]
 ) -> LoginAttempt:
     limits = []
     for scope, rate_name, who in wanted:
@@ -341,7 +338,7 @@ def _count_attempt(
             requests, period = parse_rate(rate)
             limits.append(Limit(scope, who, requests, period))
     if not limits:
-        return LoginAttempt((), marks)
+        return LoginAttempt(())
     now = login_timer()
     counters = [(limit.key(now), limit.period) for limit in limits]
     try:
@@ -349,8 +346,8 @@ def _count_attempt(
     except Exception as error:  # the cache backend's own (redis.ConnectionError, …)
         # As for the request rates: a cache outage must not stop every login.
         log.warning("login limits: the cache does not answer; attempt allowed (%r)", error)
-        return LoginAttempt((), marks)
+        return LoginAttempt(())
     over = [limit for limit, n in zip(limits, counts, strict=True) if n > limit.requests]
     if over:
         raise LoginLockedOut(max(limit.seconds_left(now) for limit in over))
-    return LoginAttempt(tuple(key for key, _ in counters), marks)
+    return LoginAttempt(tuple(key for key, _ in counters))

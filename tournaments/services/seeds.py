@@ -5,14 +5,21 @@ Duplicate deals: a round's secret seed is the one event of the stream
 ``round-<id>`` (like a game's shuffle seed, it is in the event store and shown
 only after the end); the round shows its SHA-256 commitment while it runs and
 ``Round.seed`` is filled when it finishes.
+
+A seated round's seating is fixed once a player of the round has set their client
+seed after the round's decks were committed (:func:`check_seating_may_change`):
+the server knows the committed seeds and every client seed, so a swap or a reseat
+then would let the organiser choose among decks it can work out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 
 from engine.fairness import FairnessError, check_client_seed, commitment
 from events import store
@@ -115,3 +122,59 @@ def set_client_seed(user: User, seed: str) -> ClientSeed:
     with transaction.atomic():
         found, _ = ClientSeed.objects.update_or_create(user=user, defaults={"seed": seed})
     return found
+
+
+def _committed_at(round_: Round) -> datetime | None:
+    """When ``round_``'s decks were first committed: its duplicate-deal seed, else the
+    earliest first-deal seed of its tables (``None``: none was, a round seated before
+    client seeds existed)."""
+    if round_.tournament.duplicate_deals:
+        first = store.read_stream(f"{ROUND_STREAM_PREFIX}{round_.pk}", limit=1)
+        return first[0].recorded_at if first else None
+    times = [
+        events[0].recorded_at
+        for table in Table.objects.filter(round=round_).values_list("pk", flat=True)
+        if (events := store.read_stream(f"{TABLE_STREAM_PREFIX}{table}", limit=1))
+    ]
+    return min(times) if times else None
+
+
+def contributed_since_seating(round_: Round) -> list[Player]:
+    """The players of ``round_`` (seated, or with a bye) who have set their client seed
+    since its decks were committed, by name."""
+    since = _committed_at(round_)
+    if since is None:
+        return []
+    return list(
+        Player.objects.filter(
+            Q(table_seats__table__round=round_) | Q(pk__in=[int(p) for p in round_.byes]),
+            user__client_seed__updated_at__gt=since,
+        )
+        .distinct()
+        .order_by("name", "pk")
+    )
+
+
+def check_seating_may_change(round_: Round) -> None:
+    """Refuse (:class:`ServiceError`) a change of ``round_``'s seating once a player of the
+    round has contributed a client seed after seeing its commitments.
+
+    The server holds the committed seeds and reads every client seed, so it can work
+    out the deck of any seating: a swap, a reseat or a late seating after a player's
+    contribution would let the organiser pick among those decks, which the
+    contribution is there to stop (docs/fairness.md).  Before any contribution the
+    seating may change (its decks then depend on nothing the players chose).
+    """
+    late = contributed_since_seating(round_)
+    if not late:
+        return
+    names = ", ".join(p.name for p in late[:3]) + (
+        f" and {len(late) - 3} more" if len(late) > 3 else ""
+    )
+    raise ServiceError(
+        f"round {round_.number}'s seating is fixed: {names} set a client seed after it was"
+        " seated, and a new seating now would let the server choose among decks it can"
+        " already work out (docs/fairness.md). Begin the round as it is seated; a late"
+        " player waits for the next round.",
+        "round",
+    )
