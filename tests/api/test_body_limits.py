@@ -1,9 +1,10 @@
-"""Under ASGI a body over its limit is refused from its headers, before it is received.
+"""The project's ASGI handler (tournaments/api/handler.py): bodies and turns.
 
 Django's ASGI handler reads a whole body before any middleware runs; the project's
-(tournaments/api/bodies.py) does not read one announced over its limit, and reads
-one without a length only up to its limit: these requests send the start of a body
-and never the rest, so an answer proves the server did not wait for it.
+does not read one announced over its limit, and reads one without a length only up
+to its limit: these requests send the start of a body and never the rest, so an
+answer proves the server did not wait for it.  And it runs only so many requests of
+a process in threads at once.
 """
 
 from __future__ import annotations
@@ -84,3 +85,44 @@ def test_a_body_without_a_length_is_read_only_up_to_its_limit(settings: Any) -> 
     # Answered without the rest; the API reads no body without a Content-Length (DRF's
     # rule), so the record is empty: a problem, nothing verified.
     assert 400 <= status < 500 and problem["status"] == status, problem
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_process_runs_only_so_many_requests_in_threads_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rest wait in the event loop, holding no thread (tournaments/api/handler.py)."""
+    from parlour.asgi import application
+    from tournaments.api import handler
+
+    monkeypatch.setattr(handler, "requests_at_once", lambda: 2)
+    running, most = 0, 0
+    real = handler.BoundedASGIHandler.run_get_response
+
+    async def counted(self: Any, request: Any) -> Any:
+        nonlocal running, most
+        running += 1
+        most = max(most, running)
+        await asyncio.sleep(0.05)  # a view that takes a while
+        try:
+            return await real(self, request)
+        finally:
+            running -= 1
+
+    monkeypatch.setattr(handler.BoundedASGIHandler, "run_get_response", counted)
+
+    async def one() -> int:
+        scope = _scope("/api/v1/games", []) | {"method": "GET"}
+        talk = ApplicationCommunicator(application, scope)
+        await talk.send_input({"type": "http.request", "body": b"", "more_body": False})
+        start = await talk.receive_output(20)
+        while (await talk.receive_output(20)).get("more_body", False):
+            pass
+        await talk.wait(20)
+        return int(start["status"])
+
+    async def six() -> list[int]:
+        return await asyncio.gather(*(one() for _ in range(6)))
+
+    assert asyncio.run(six()) == [200] * 6
+    assert most == 2

@@ -1,6 +1,10 @@
 """The seeds of the decks: a round's duplicate-deal seed, a table's committed server
 seeds, the players' client seeds (docs/fairness.md).
 
+A game outside tournaments mixes its players' seeds the same way when it is made in
+two steps: :func:`commit_standalone_deal` commits its server seed (its players see
+the commitment), :func:`deal_standalone` deals it with their seeds as they are then.
+
 Duplicate deals: a round's secret seed is the one event of the stream
 ``round-<id>`` (like a game's shuffle seed, it is in the event store and shown
 only after the end); the round shows its SHA-256 commitment while it runs and
@@ -14,17 +18,21 @@ then would let the organiser choose among decks it can work out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q
 
+from engine.contract import IllegalAction
 from engine.fairness import FairnessError, check_client_seed, commitment
+from engine.registry import get_game
 from events import store
 from events.store import NewEvent
-from tournaments.models import ClientSeed, Player, Round, Table
+from tournaments import play
+from tournaments.models import ClientSeed, Game, Player, Round, StandaloneDeal, Table
 from tournaments.play import randomness
 from tournaments.services.base import ServiceError
 
@@ -32,6 +40,8 @@ from tournaments.services.base import ServiceError
 ROUND_STREAM_PREFIX = "round-"
 #: The event stream holding a table's server seeds, each committed before its deal.
 TABLE_STREAM_PREFIX = "table-"
+#: The event stream holding a standalone game's server seed, committed before its deal.
+STANDALONE_STREAM_PREFIX = "standalone-"
 
 
 def round_seed(round_: Round) -> bytes | None:
@@ -178,3 +188,104 @@ def check_seating_may_change(round_: Round) -> None:
         " player waits for the next round.",
         "round",
     )
+
+
+# -- games outside tournaments ------------------------------------------------------------------
+
+
+def commit_standalone_deal(
+    kind: str,
+    players: Sequence[Player],
+    *,
+    options: Mapping[str, Any] | None = None,
+    turn_seconds: int | None = None,
+) -> StandaloneDeal:
+    """A game of ``kind`` for ``players`` (in seat order) outside tournaments, its server
+    seed drawn and its commitment shown now; :func:`deal_standalone` deals it.
+
+    Between the two its players see the commitment (``/me/``, ``GET
+    /api/v1/me/client-seed``) and may set a new client seed: the deck then mixes the
+    seeds they have at the deal, as a tournament table's does (docs/fairness.md).
+    """
+    try:
+        engine = get_game(kind)
+    except KeyError:
+        raise ServiceError(f"there is no game {kind!r}", "kind") from None
+    if not engine.min_seats <= len(players) <= engine.max_seats:
+        raise ServiceError(
+            f"{engine.name} is played by {engine.min_seats} to {engine.max_seats} players,"
+            f" not {len(players)}",
+            "players",
+        )
+    if len({p.pk for p in players}) != len(players):
+        raise ServiceError("a player may take only one seat", "players")
+    seed = randomness.source.new_seed()
+    with transaction.atomic():
+        pending = StandaloneDeal.objects.create(
+            kind=kind,
+            seats=[{"player": p.pk, "name": p.name, "bot": p.bot_level or None} for p in players],
+            options=dict(options or {}),
+            turn_seconds=turn_seconds,
+            commitment=commitment(seed),
+        )
+        store.append(
+            f"{STANDALONE_STREAM_PREFIX}{pending.pk}",
+            [
+                NewEvent(
+                    "standalone_seed",
+                    {
+                        "type": "standalone_seed",
+                        "v": 1,
+                        "seed": seed.hex(),
+                        "commitment": pending.commitment,
+                    },
+                    "system",
+                )
+            ],
+            expected_sequence=0,
+        )
+    return pending
+
+
+def deal_standalone(pending: StandaloneDeal, *, cause_kind: str = "organiser") -> Game:
+    """Deal the game ``pending`` committed: the deck derives from its server seed, the
+    players' client seeds now (in seat order) and the nonce 1."""
+    with transaction.atomic():
+        pending = StandaloneDeal.objects.select_for_update().get(pk=pending.pk)
+        if pending.game_id is not None:
+            raise ServiceError(f"standalone game {pending.pk} is dealt already", "deal")
+        events = store.read_stream(f"{STANDALONE_STREAM_PREFIX}{pending.pk}", limit=1)
+        if not events:  # pragma: no cover - made with its seed in one transaction
+            raise ServiceError(f"standalone game {pending.pk} has no committed seed", "deal")
+        ids = [int(s["player"]) for s in pending.seats]
+        found = {p.pk: p for p in Player.objects.filter(pk__in=ids)}
+        try:
+            game = play.create_game(
+                pending.kind,
+                len(ids),
+                players=[str(s["name"]) for s in pending.seats],
+                options=pending.options,
+                turn_seconds=pending.turn_seconds,
+                context={"seats": pending.seats},
+                cause_kind=cause_kind,
+                server_seed=bytes.fromhex(events[0].payload["seed"]),
+                client_seeds=client_seeds_of([found[pid] for pid in ids]),
+                nonce=1,
+            )
+        except IllegalAction as error:
+            raise ServiceError(f"the game cannot be dealt: {error.reason}") from error
+        pending.game = game
+        pending.save(update_fields=["game"])
+    return game
+
+
+def standalone_deals_waiting(user: User) -> list[StandaloneDeal]:
+    """The standalone games committed and not dealt yet in which ``user`` has a seat."""
+    mine = set(Player.objects.filter(user=user).values_list("pk", flat=True))
+    if not mine:
+        return []
+    return [
+        d
+        for d in StandaloneDeal.objects.filter(game__isnull=True).order_by("id")
+        if any(s.get("player") in mine for s in d.seats)
+    ]

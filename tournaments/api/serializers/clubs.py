@@ -106,6 +106,13 @@ class ClientSeedSerializer(serializers.Serializer[Any]):
         help_text="Printable ASCII, at most 64 characters ('' : none).",
     )
     updated_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    standalone_deals = serializers.ListField(
+        child=serializers.DictField(),
+        read_only=True,
+        required=False,
+        help_text="GET only: your games outside tournaments committed and not dealt yet,"
+        " each {id, game, commitment}: save the commitment, then set a new seed.",
+    )
 
 
 class MeSerializer(serializers.Serializer[Any]):

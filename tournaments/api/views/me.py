@@ -99,8 +99,15 @@ class ClientSeedView(APIView):
     def get(self, request: Request) -> Response:
         user = signed_in(request)
         found = ClientSeed.objects.filter(user=user).first()
+        waiting = services.standalone_deals_waiting(user)
         return Response(
-            {"seed": found.seed if found else "", "updated_at": found.updated_at if found else None}
+            {
+                "seed": found.seed if found else "",
+                "updated_at": found.updated_at if found else None,
+                "standalone_deals": [
+                    {"id": d.pk, "game": d.kind, "commitment": d.commitment} for d in waiting
+                ],
+            }
         )
 
     @extend_schema(

@@ -1,4 +1,5 @@
-"""How large a request body may be, and a body over it never read.
+"""The project's ASGI handler: no body read past its limit, and a bound on the requests
+run in threads at once.
 
 :func:`tournaments.api.parsers.body_limit` is the one answer to "how many bytes
 may a body to this path have": ``DATA_UPLOAD_MAX_MEMORY_SIZE``, or less where the
@@ -10,7 +11,7 @@ Under ASGI Django reads the whole body before any middleware runs, so that 413
 came only after every byte had been received and spooled: an attacker posting
 0.88 MB records as fast as four connections allow kept the server reading them
 (bench/abuse.py, attack e), and a body sent without ``Content-Length`` (chunked)
-was read whole whatever its size.  :class:`BodyLimitedASGIHandler` looks at the
+was read whole whatever its size.  :class:`BoundedASGIHandler` looks at the
 headers first: a body announced over the limit is not read at all (the request
 goes on with an empty one, and the middleware answers the 413 from the header;
 the server drops the bytes still coming), and a body without ``Content-Length``
@@ -20,8 +21,13 @@ length: DRF takes it as empty).
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
+
+from django.conf import settings
 
 from tournaments.api.parsers import body_limit
 from tournaments.api.waiting import ASGIHandler
@@ -77,10 +83,84 @@ def _at_most(receive: Receive, most: int) -> Receive:
     return receiving
 
 
-class BodyLimitedASGIHandler(ASGIHandler):
-    """The project's ASGI handler (parlour/asgi.py), which reads no body past its limit."""
+#: Requests a process runs in threads at once without a connection pool (with one:
+#: ``DATABASE_POOL_SIZE``).
+REQUESTS_AT_ONCE = 32
+
+
+def requests_at_once() -> int:
+    """How many requests one process runs in threads at once (:class:`BoundedASGIHandler`)."""
+    pool = int(getattr(settings, "DATABASE_POOL_SIZE", 0) or 0)
+    return pool if pool > 0 else REQUESTS_AT_ONCE
+
+
+class _Turn:
+    """A request's turn to run in a thread: taken once its body is read, given back once
+    its view has answered (or when the request ends, whichever is first)."""
+
+    def __init__(self, turns: asyncio.Semaphore) -> None:
+        self.turns = turns
+        self.taken = False
+
+    async def take(self) -> None:
+        await self.turns.acquire()
+        self.taken = True
+
+    def give_back(self) -> None:
+        if self.taken:
+            self.taken = False
+            self.turns.release()
+
+
+_turn: contextvars.ContextVar[_Turn | None] = contextvars.ContextVar("turn", default=None)
+#: One semaphore per event loop (one loop per uvicorn worker; tests run several).
+_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+class BoundedASGIHandler(ASGIHandler):
+    """The project's ASGI handler (parlour/asgi.py), which reads no body past its limit and
+    runs at most :func:`requests_at_once` requests in threads at once.
+
+    Django runs each ASGI request's signals, middleware and view in a thread of its
+    own: 1,000 streams or long-polls opened at once from one client (bench/abuse.py,
+    attacks c and d) made about 1,000 threads in the web processes, each
+    authenticating its token with a pooled connection, so that hundreds waited out
+    the pool's timeout (a 503) while every thread fought for the interpreter, other
+    users' requests too.  Past the limit a request waits in the event loop, holding no
+    thread and no connection, and the turns go in order of arrival; a request gives
+    its turn back when its response starts (a stream's or a long-poll's waits are in
+    the event loop, not in its turn).
+    """
 
     async def handle(self, scope: Any, receive: Any, send: Any) -> None:
+        loop = asyncio.get_running_loop()
+        turns = _turns.get(loop)
+        if turns is None:
+            turns = _turns[loop] = asyncio.Semaphore(requests_at_once())
+        turn = _Turn(turns)
+        token = _turn.set(turn)
+        try:
+            await self._handle(scope, receive, send)
+        finally:
+            turn.give_back()
+            _turn.reset(token)
+
+    async def read_body(self, receive: Any) -> Any:
+        body = await super().read_body(receive)
+        turn = _turn.get()
+        if turn is not None:
+            await turn.take()  # after the body: a slow upload holds no turn
+        return body
+
+    async def send_response(self, response: Any, send: Any) -> None:
+        turn = _turn.get()
+        if turn is not None:
+            turn.give_back()
+        await super().send_response(response, send)
+
+    async def _handle(self, scope: Any, receive: Any, send: Any) -> None:
         length = _header(scope, b"content-length")
         chunked = length is None and _header(scope, b"transfer-encoding") is not None
         if length is not None or chunked:
@@ -94,4 +174,4 @@ class BodyLimitedASGIHandler(ASGIHandler):
         await super().handle(scope, receive, send)
 
 
-__all__ = ["BodyLimitedASGIHandler"]
+__all__ = ["BoundedASGIHandler"]
