@@ -317,3 +317,57 @@ def test_anonymous_readers_of_a_finished_tournament_share_one_reading_of_its_str
     # A signed-in caller's stream is read for them (their seat may differ in a game).
     mine = read_sse(api, path, token=world.tokens["alice"])
     assert events_of(mine) == shown
+
+
+@TRANSACTIONAL
+def test_a_tournament_streams_read_examines_its_own_events_not_the_stores(
+    world: ClubWorld, on_postgres: None
+) -> None:
+    """Issue 17: the stream filtered the store's global order (7.7 s at 92k events).  With
+    20,000 events of other streams, PostgreSQL's plan for the read touches about as many
+    rows as the tournament has events, through the (stream, tx, id) index."""
+    from django.db import connection
+
+    from tournaments.api.streams import TournamentFeed
+
+    tournament, game = tournament_game(world)
+    play(game, random.Random(5), moves=4)
+    game.refresh_from_db()
+    move = {"type": "move", "v": 1, "seat": 0, "action": {"type": "pass"}, "chance": False}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO events_event (stream, sequence, type, version, payload, cause_kind,"
+            " cause_id, recorded_at, idempotency_key, command_hash, batch_size)"
+            " SELECT 'other-' || (n / 100), (n %% 100) + 1, 'move', 1, %s::jsonb, 'seat', '0',"
+            " now(), NULL, '', 1 FROM generate_series(0, 19999) AS n",
+            [json.dumps(move)],
+        )
+        cursor.execute("ANALYZE events_event")
+    reads: list[tuple[str, Any]] = []
+
+    def keep(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        if "FROM events_event" in sql and "ORDER BY tx, id" in sql:
+            reads.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(keep):
+        frames, _ = TournamentFeed(tournament.pk, None, None).poll()
+    assert len(frames) == game.sequence  # every event of its game, no more
+    assert reads, "the feed read the store"
+    examined = 0
+    with connection.cursor() as cursor:
+        for sql, params in reads:
+            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
+            plan = cursor.fetchone()[0]
+            plan = json.loads(plan) if isinstance(plan, str) else plan
+            nodes = [plan[0]["Plan"]]
+            while nodes:
+                node = nodes.pop()
+                nodes.extend(node.get("Plans", []))
+                if node.get("Relation Name") == "events_event":
+                    loops = node.get("Actual Loops", 1)
+                    examined += (
+                        node["Actual Rows"] + node.get("Rows Removed by Filter", 0)
+                    ) * loops
+                    assert "Seq Scan" not in node["Node Type"], node["Node Type"]
+    assert examined <= 3 * game.sequence + 10, f"{examined} rows for {game.sequence} events"
