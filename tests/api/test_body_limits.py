@@ -16,25 +16,17 @@ from typing import Any
 import pytest
 from asgiref.testing import ApplicationCommunicator
 
+from tests.api.test_waiting_asgi import _scope as waiting_scope
 from tournaments.api.parsers import body_limit
 
 VERIFY = "/api/v1/records/verify"
 
 
 def _scope(path: str, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
-    return {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "headers": [(b"host", b"testserver"), (b"content-type", b"application/json"), *headers],
-        "client": ("127.0.0.1", 5000),
-        "server": ("testserver", 80),
-    }
+    """A POST of JSON to ``path`` with ``headers`` (test_waiting_asgi's GET, posted)."""
+    scope = waiting_scope(path, None)
+    extra = [(b"content-type", b"application/json"), *headers]
+    return scope | {"method": "POST", "headers": scope["headers"] + extra}
 
 
 async def _post_part(
@@ -91,11 +83,12 @@ def test_a_body_without_a_length_is_read_only_up_to_its_limit(settings: Any) -> 
 def test_a_process_runs_only_so_many_requests_in_threads_at_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The rest wait in the event loop, holding no thread (tournaments/api/handler.py)."""
+    """The rest wait in the event loop, holding no thread (tournaments/api/handler.py): of
+    4 turns, one client (these requests' one address) may hold 2."""
     from parlour.asgi import application
     from tournaments.api import handler
 
-    monkeypatch.setattr(handler, "requests_at_once", lambda: 2)
+    monkeypatch.setattr(handler, "requests_at_once", lambda: 4)
     running, most = 0, 0
     real = handler.BoundedASGIHandler.run_get_response
 
@@ -112,7 +105,7 @@ def test_a_process_runs_only_so_many_requests_in_threads_at_once(
     monkeypatch.setattr(handler.BoundedASGIHandler, "run_get_response", counted)
 
     async def one() -> int:
-        scope = _scope("/api/v1/games", []) | {"method": "GET"}
+        scope = waiting_scope("/api/v1/games", None)
         talk = ApplicationCommunicator(application, scope)
         await talk.send_input({"type": "http.request", "body": b"", "more_body": False})
         start = await talk.receive_output(20)
@@ -126,3 +119,51 @@ def test_a_process_runs_only_so_many_requests_in_threads_at_once(
 
     assert asyncio.run(six()) == [200] * 6
     assert most == 2
+
+
+def test_turns_go_round_robin_between_waiting_addresses_and_none_is_lost() -> None:
+    from tournaments.api.handler import Turns
+
+    async def run() -> list[str]:
+        turns = Turns(total=1, per_address=1)
+        order: list[str] = []
+        await turns.take("a")  # a burst from a: its first runs
+        waiting = {}
+        for name in ("a2", "a3", "b1", "a4"):
+            waiting[name] = asyncio.ensure_future(turns.take(name[0]))
+            await asyncio.sleep(0)
+        gone = waiting.pop("a4")
+        gone.cancel()  # a client that went away while waiting
+        await asyncio.sleep(0)
+        address = "a"
+        while waiting:
+            turns.give_back(address)
+            await asyncio.sleep(0)
+            (name,) = [n for n, t in waiting.items() if t.done()]
+            order.append(name)
+            del waiting[name]
+            address = name[0]
+        turns.give_back(address)
+        assert turns.running == 0 and not turns.waiting and not turns.by_address
+        return order
+
+    # b's one request does not wait behind a's burst: it is next but one.
+    assert asyncio.run(run()) == ["a2", "b1", "a3"]
+
+
+def test_one_address_holds_at_most_its_share_of_the_turns() -> None:
+    from tournaments.api.handler import Turns
+
+    async def run() -> tuple[int, bool]:
+        turns = Turns(total=4, per_address=2)
+        await turns.take("a")
+        await turns.take("a")
+        third = asyncio.ensure_future(turns.take("a"))
+        await asyncio.sleep(0)
+        await asyncio.wait_for(turns.take("b"), 1)  # another client still runs at once
+        running = turns.running
+        turns.give_back("a")
+        await asyncio.sleep(0)
+        return running, third.done()
+
+    assert asyncio.run(run()) == (3, True)

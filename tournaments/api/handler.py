@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import weakref
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -94,29 +95,125 @@ def requests_at_once() -> int:
     return pool if pool > 0 else REQUESTS_AT_ONCE
 
 
+def client_address(scope: dict[str, Any]) -> str:
+    """The client's address as the throttles read it (DRF's ``get_ident``, with
+    ``PARLOUR_NUM_PROXIES``), from an ASGI scope."""
+    from rest_framework.settings import api_settings
+
+    forwarded = _header(scope, b"x-forwarded-for")
+    client = scope.get("client") or ("", 0)
+    remote = str(client[0])
+    proxies = api_settings.NUM_PROXIES
+    if forwarded is None:
+        return remote
+    text = forwarded.decode("latin-1")
+    if proxies is not None:
+        if proxies == 0:
+            return remote
+        parts = text.split(",")
+        return parts[-min(int(proxies), len(parts))].strip()
+    return "".join(text.split())
+
+
+class Turns:
+    """The turns of one process (one event loop) to run requests in threads.
+
+    At most ``total`` run at once, at most ``per_address`` of them from one client
+    address; a request that must wait waits in the event loop, and a turn given back
+    goes to the waiting addresses in turn (round robin), each address's own requests
+    in order of arrival.  So one client's burst queues behind itself: another
+    client's request waits for the next free turn, not behind the burst.
+    """
+
+    def __init__(self, total: int, per_address: int) -> None:
+        self.total = total
+        self.per_address = per_address
+        self.running = 0
+        self.by_address: dict[str, int] = {}
+        self.waiting: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
+
+    def _start(self, address: str) -> None:
+        self.running += 1
+        self.by_address[address] = self.by_address.get(address, 0) + 1
+
+    async def take(self, address: str) -> None:
+        if (
+            address not in self.waiting
+            and self.running < self.total
+            and self.by_address.get(address, 0) < self.per_address
+        ):
+            self._start(address)
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiting.setdefault(address, deque()).append(turn)
+        self._hand_out()
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self.give_back(address)  # handed the turn as the client went away
+            else:
+                queue = self.waiting.get(address)
+                if queue is not None and turn in queue:
+                    queue.remove(turn)
+                    if not queue:
+                        del self.waiting[address]
+            raise
+
+    def give_back(self, address: str) -> None:
+        self.running -= 1
+        left = self.by_address.get(address, 1) - 1
+        if left > 0:
+            self.by_address[address] = left
+        else:
+            self.by_address.pop(address, None)
+        self._hand_out()
+
+    def _hand_out(self) -> None:
+        """Free turns to waiting requests: one per address per pass, round robin."""
+        handed = True
+        while handed and self.waiting and self.running < self.total:
+            handed = False
+            for address in list(self.waiting):
+                if self.running >= self.total:
+                    break
+                if self.by_address.get(address, 0) >= self.per_address:
+                    continue
+                queue = self.waiting[address]
+                turn = queue.popleft()
+                if queue:
+                    self.waiting.move_to_end(address)
+                else:
+                    del self.waiting[address]
+                handed = True
+                if turn.cancelled():
+                    continue
+                self._start(address)
+                turn.set_result(None)
+
+
 class _Turn:
     """A request's turn to run in a thread: taken once its body is read, given back once
-    its view has answered (or when the request ends, whichever is first)."""
+    its response starts (or when the request ends, whichever is first)."""
 
-    def __init__(self, turns: asyncio.Semaphore) -> None:
+    def __init__(self, turns: Turns, address: str) -> None:
         self.turns = turns
+        self.address = address
         self.taken = False
 
     async def take(self) -> None:
-        await self.turns.acquire()
+        await self.turns.take(self.address)
         self.taken = True
 
     def give_back(self) -> None:
         if self.taken:
             self.taken = False
-            self.turns.release()
+            self.turns.give_back(self.address)
 
 
 _turn: contextvars.ContextVar[_Turn | None] = contextvars.ContextVar("turn", default=None)
-#: One semaphore per event loop (one loop per uvicorn worker; tests run several).
-_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
-    weakref.WeakKeyDictionary()
-)
+#: One set of turns per event loop (one loop per uvicorn worker; tests run several).
+_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Turns] = weakref.WeakKeyDictionary()
 
 
 class BoundedASGIHandler(ASGIHandler):
@@ -129,17 +226,20 @@ class BoundedASGIHandler(ASGIHandler):
     authenticating its token with a pooled connection, so that hundreds waited out
     the pool's timeout (a 503) while every thread fought for the interpreter, other
     users' requests too.  Past the limit a request waits in the event loop, holding no
-    thread and no connection, and the turns go in order of arrival; a request gives
-    its turn back when its response starts (a stream's or a long-poll's waits are in
-    the event loop, not in its turn).
+    thread and no connection (:class:`Turns`: one address may hold half the turns,
+    and the turns go round robin between the waiting addresses, so others' requests
+    do not wait behind one client's burst); a request gives its turn back when its
+    response starts (a stream's or a long-poll's waits are in the event loop, not in
+    its turn).
     """
 
     async def handle(self, scope: Any, receive: Any, send: Any) -> None:
         loop = asyncio.get_running_loop()
         turns = _turns.get(loop)
         if turns is None:
-            turns = _turns[loop] = asyncio.Semaphore(requests_at_once())
-        turn = _Turn(turns)
+            total = requests_at_once()
+            turns = _turns[loop] = Turns(total, max(1, total // 2))
+        turn = _Turn(turns, client_address(scope))
         token = _turn.set(turn)
         try:
             await self._handle(scope, receive, send)
