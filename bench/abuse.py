@@ -84,16 +84,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # before bench/, whose engine.py would shadow the package
 
-from bench.faults.stack import (  # noqa: E402
-    DEFAULT_PG,
-    DEFAULT_REDIS,
-    Check,
-    Stack,
-    admin_sql,
-    percentile,
-    person_tables,
-    report,
-)
+from bench.faults.checks import Check, report  # noqa: E402
+from bench.faults.players import person_tables  # noqa: E402
+from bench.faults.stack import DEFAULT_PG, DEFAULT_REDIS, Stack, admin_sql, percentile  # noqa: E402
 
 #: The limits Stack raises for load runs: an abuse run keeps the production defaults.
 PRODUCTION_RATES = (

@@ -39,7 +39,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # before bench/, whose engine.py would shadow the package
 
-from bench.faults.stack import Stack, person_tables  # noqa: E402
+from bench.faults.players import person_tables  # noqa: E402
+from bench.faults.stack import Stack  # noqa: E402
 from bench.load import group_cpu, postgres_cpu  # noqa: E402
 
 

@@ -48,13 +48,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path[:1]:
     sys.path.insert(0, str(ROOT))
 
-from bench.faults.stack import (  # noqa: E402
-    DEFAULT_PG,
-    DEFAULT_REDIS,
-    Stack,
-    bot_tournament,
-    free_port,
-)
+from bench.faults.players import bot_tournament  # noqa: E402
+from bench.faults.stack import DEFAULT_PG, DEFAULT_REDIS, Stack, free_port  # noqa: E402
 
 PYTHON = sys.executable
 GAMES = ("bhabhi", "old_maid", "give_away", "give_and_take")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.faults.stack import FaultRun, run_fault  # noqa: E402
+from bench.faults.checks import FaultRun, run_fault  # noqa: E402
 
 
 def restart_postgres(run: FaultRun) -> None:

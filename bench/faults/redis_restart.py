@@ -32,7 +32,7 @@ from urllib.parse import urlparse
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.faults.stack import FaultRun, run_fault  # noqa: E402
+from bench.faults.checks import FaultRun, run_fault  # noqa: E402
 
 
 def start_command(port: int) -> list[str]:

@@ -147,6 +147,11 @@ def test_make_runs_launcher_restarts_a_killed_worker_while_the_web_keeps_serving
         assert f"worker (pid {worker_pid}) stopped: killed by SIGKILL" in log.read_text()
         os.kill(launcher.pid, signal.SIGINT)  # Ctrl-C
         assert launcher.wait(timeout=60) == 0
+        # In order and in time: each child stopped by itself, none killed, and the
+        # worker's pool was not shot from under it (which Celery logs as errors).
+        text = log.read_text(errors="replace")
+        assert "web server stopped (" in text and "worker stopped (" in text, text
+        assert "killing it" not in text and "exited with 'signal" not in text, text
         for pid in (web_pid, pids("worker")[1]):
             with pytest.raises(ProcessLookupError):
                 os.kill(pid, 0)  # the children are gone

@@ -31,8 +31,11 @@ from tests.waiting import wait_for
 ROOT = Path(__file__).resolve().parents[2]
 
 #: Redis databases the worker tests own: the broker and the cache (flushed at start).
-BROKER_DB = 14
-CACHE_DB = 13
+#: ``PARLOUR_TEST_WORKER_REDIS_DBS=broker,cache`` moves them, so that two test runs can
+#: share one Redis server (docs/tests.md).
+BROKER_DB, CACHE_DB = (
+    int(n) for n in os.environ.get("PARLOUR_TEST_WORKER_REDIS_DBS", "14,13").split(",")
+)
 
 #: The databases a test that needs the worker's database must ask pytest-django for.
 WORKER_DATABASES = ["default", "postgres"] if "postgres" in settings.DATABASES else ["default"]

@@ -66,12 +66,13 @@ TASK_NAMES = frozenset(
         "keep_demo_live",
     )
 )
-# Any: shared_task's options are keywords of several types.  (Celery reads
-# retry_backoff as int(max(1.0, value)): 0.2 is a backoff factor of 1 s.)
+# Any: shared_task's options are keywords of several types.  Celery's backoff is in
+# whole seconds (it reads a factor below 1 as 1): retries wait up to 1, 2, 4, 8, 16 s,
+# jittered, while the database or the broker is away.
 RETRY: dict[str, Any] = {
     "autoretry_for": RETRY_ON,
     "max_retries": 5,
-    "retry_backoff": 0.2,
+    "retry_backoff": 1,
     "retry_jitter": True,
 }
 
