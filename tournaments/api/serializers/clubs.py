@@ -109,9 +109,8 @@ class ClientSeedSerializer(serializers.Serializer[Any]):
     standalone_deals = serializers.ListField(
         child=serializers.DictField(),
         read_only=True,
-        required=False,
-        help_text="GET only: your games outside tournaments committed and not dealt yet,"
-        " each {id, game, commitment}: save the commitment, then set a new seed.",
+        help_text="Your games outside tournaments committed and not dealt yet, each"
+        " {id, game, commitment}: save the commitment, then set a new seed.",
     )
 
 

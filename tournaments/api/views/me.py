@@ -92,23 +92,25 @@ class TokenDetailView(APIView):
         return Response(status=204)
 
 
+def _client_seed(user: Any, found: ClientSeed | None) -> dict[str, Any]:
+    """The client seed's answer: the seed, and the standalone deals waiting for it."""
+    waiting = services.standalone_deals_waiting(user)
+    return {
+        "seed": found.seed if found else "",
+        "updated_at": found.updated_at if found else None,
+        "standalone_deals": [
+            {"id": d.pk, "game": d.kind, "commitment": d.commitment} for d in waiting
+        ],
+    }
+
+
 class ClientSeedView(APIView):
     """Your client seed: your contribution to the decks you are dealt (docs/fairness.md)."""
 
     @extend_schema(summary="Your client seed", responses=ClientSeedSerializer, tags=["tokens"])
     def get(self, request: Request) -> Response:
         user = signed_in(request)
-        found = ClientSeed.objects.filter(user=user).first()
-        waiting = services.standalone_deals_waiting(user)
-        return Response(
-            {
-                "seed": found.seed if found else "",
-                "updated_at": found.updated_at if found else None,
-                "standalone_deals": [
-                    {"id": d.pk, "game": d.kind, "commitment": d.commitment} for d in waiting
-                ],
-            }
-        )
+        return Response(_client_seed(user, ClientSeed.objects.filter(user=user).first()))
 
     @extend_schema(
         summary="Set your client seed (decks dealt after this mix it in)",
@@ -121,7 +123,7 @@ class ClientSeedView(APIView):
         body = ClientSeedSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         found = services.set_client_seed(user, body.validated_data["seed"])
-        return Response({"seed": found.seed, "updated_at": found.updated_at})
+        return Response(_client_seed(user, found))
 
 
 class MeView(APIView):
