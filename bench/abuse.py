@@ -23,19 +23,23 @@ history of its own among them.
 The *other users* are one steady client that, all run long, asks in turn for a
 game's view (``GET /api/v1/games/{id}`` with its token), the home page and a
 tournament page, one request at a time with a short pause, and a second one that
-asks for ``/healthz`` twice a second.  First a quiet baseline is measured; then
-each attack runs in turn after ``--quiet`` seconds of quiet of its own, and for
-each the other users' median and 99th percentile during it are printed beside
-both quiets', with whether both are within 2x of the quiet just before (the
-machine is shared: its load drifts during a run).  The web processes' threads
+asks for ``/healthz`` twice a second; both run in a process of their own (the
+attackers' client work must not delay their timings), which writes each sample to
+a file and stops by itself after an hour if nobody stops it.  First a quiet
+baseline is measured; then each attack runs in turn after ``--quiet`` seconds of
+quiet of its own, and for each the other users' median and 99th percentile
+during it are printed beside both quiets', with whether both are within 2x of the
+quiet just before (the machine is shared: its load drifts during a run).  The web processes' threads
 and Redis and PostgreSQL connections are printed before, at most during, and 3 s
-after each attack.  The attacks (issue 17's report):
+after each attack, and the CPU time the web processes and this process (the
+attackers' client) used during it.  The attacks (issue 17's report):
 
 a. 350 wrong HTTP Basic passwords on ``POST /api/v1/tokens`` for one account, 350
    spread over 35 accounts from one address, 40 wrong logins on
    ``/accounts/login/`` and 40 on the admin's login (32 guessing at once): how
    many were answered after hashing the password (401 / the form's error) and how
-   many refused before it (429 / the lockout message);
+   many refused before it (429 / the lockout message, or the message that another
+   login for the account or the address is being checked: one hash at a time);
 b. 16 anonymous loops (an address each) reading the tournament stream from its start
    (``?last_event_id=0.0``; the tournament is over, so each request ends with its
    ``end`` event, and ``&timeout=1`` bounds it otherwise); one such request alone
@@ -84,8 +88,13 @@ from bench.faults.checks import Check, report  # noqa: E402
 from bench.faults.players import person_tables  # noqa: E402
 from bench.faults.stack import DEFAULT_PG, DEFAULT_REDIS, Stack, admin_sql, percentile  # noqa: E402
 
-#: The throttle settings Stack raises for load runs: an abuse run keeps the defaults.
-PRODUCTION_RATES = ("PARLOUR_API_RATE_ADDRESS", "PARLOUR_API_RATE_ANON", "PARLOUR_API_RATE_TOKEN")
+#: The limits Stack raises for load runs: an abuse run keeps the production defaults.
+PRODUCTION_RATES = (
+    "PARLOUR_API_RATE_ADDRESS",
+    "PARLOUR_API_RATE_ANON",
+    "PARLOUR_API_RATE_TOKEN",
+    "PARLOUR_OPEN_STREAMS_PER_ADDRESS",
+)
 PASSWORD = "the right password 42"
 PASS = {"type": "move", "v": 1, "seat": 0, "action": {"type": "pass"}, "chance": False}
 #: Addresses, as the proxy would pass them on (PARLOUR_NUM_PROXIES=1).
@@ -109,12 +118,26 @@ class Sample:
 
 @dataclass
 class Others:
-    """What the other users saw, all run long: one sample per request."""
+    """What the other users saw, all run long: one sample per request.
+
+    In the run, the other users are a process of their own (:func:`others_main`), which
+    writes each sample as a line of JSON to ``path``: a real other user is not in the
+    attacker's process, and in it their timings took in the attackers' own client work
+    (32 guessers' or 16 readers' answers parsed on the same event loop).
+    """
 
     samples: list[Sample] = field(default_factory=list)
     running: bool = True
+    path: Path | None = None
+
+    def refresh(self) -> None:
+        if self.path is None or not self.path.exists():
+            return
+        lines = self.path.read_text().splitlines()
+        self.samples = [Sample(**json.loads(line)) for line in lines if line.endswith("}")]
 
     def window(self, start: float, end: float, health: bool = False) -> list[float]:
+        self.refresh()
         return [
             s.ms
             for s in self.samples
@@ -122,6 +145,7 @@ class Others:
         ]
 
     def failures(self, start: float, end: float) -> dict[str, int]:
+        self.refresh()
         found: dict[str, int] = {}
         for s in self.samples:
             if start <= s.at <= end and s.status != 200:
@@ -170,6 +194,47 @@ async def health_prober(base: str, others: Others) -> None:
             await asyncio.sleep(0.5)
 
 
+#: The longest the other users' process runs if nobody stops it (it stops by itself).
+OTHERS_MOST_SECONDS = 3600
+
+
+def others_main(base: str, token: str, game: int, tournament: int, path: str) -> int:
+    """The other users' process: their requests until SIGTERM (or an hour), each sample a
+    line of JSON in ``path`` (monotonic times: one clock for every process here)."""
+    import signal
+
+    others = Others()
+    out = open(path, "a", buffering=1)  # noqa: SIM115 - open for the process's life
+
+    class Written(list[Sample]):
+        def append(self, sample: Sample) -> None:
+            out.write(json.dumps(sample.__dict__) + "\n")
+
+    others.samples = Written()
+
+    def stop(*_: Any) -> None:
+        others.running = False
+
+    signal.signal(signal.SIGTERM, stop)
+
+    async def main() -> None:
+        async def deadline() -> None:
+            end = time.monotonic() + OTHERS_MOST_SECONDS
+            while others.running and time.monotonic() < end:
+                await asyncio.sleep(0.5)
+            others.running = False
+
+        await asyncio.gather(
+            other_users(base, token, game, tournament, others),
+            health_prober(base, others),
+            deadline(),
+        )
+
+    asyncio.run(main())
+    out.close()
+    return 0
+
+
 # -- the web processes ---------------------------------------------------------------------------
 
 
@@ -185,6 +250,19 @@ def group_pids(pgid: int) -> list[int]:
         if int(fields[2]) == pgid:  # the process group (after state and parent)
             found.append(int(entry.name))
     return found
+
+
+def cpu_seconds(pgid: int) -> float:
+    """CPU time (user + system) the processes of group ``pgid`` have used so far."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in group_pids(pgid):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (after state)
+    return total / ticks
 
 
 def _remote_ports() -> dict[int, int]:
@@ -292,7 +370,8 @@ async def guess_api(
 async def guess_form(
     base: str, path: str, username: str, tries: int, address: str, at_once: int = 8
 ) -> tuple[int, int, list[int]]:
-    """Wrong passwords on a login form: (answered after hashing, locked out, statuses)."""
+    """Wrong passwords on a login form: (answered after hashing, refused before hashing —
+    locked out or busy —, statuses)."""
     import aiohttp
 
     hashed = locked = 0
@@ -318,7 +397,9 @@ async def guess_form(
                 async with session.post(path, data=form, headers=headers) as answer:
                     body = await answer.text()
                     statuses.append(answer.status)
-                if "Too many failed logins" in body:
+                # Refused before hashing: locked out, or another of these guesses was
+                # being checked (one password at a time per account and per address).
+                if "Too many failed logins" in body or "being checked right now" in body:
                     locked += 1
                 elif "correct username and password" in body:
                     hashed += 1
@@ -387,13 +468,13 @@ async def attack_logins(base: str, attack: Attack, quick: bool) -> None:
     ):
         hashed, locked, statuses = await guess_form(base, path, user, tries, address)
         attack.say(
-            f"{name}, {tries} wrong: {hashed} answered after hashing, {locked} locked out"
-            f" ({counted(statuses)})"
+            f"{name}, {tries} wrong: {hashed} answered after hashing, {locked} refused before"
+            f" it (locked out or busy; {counted(statuses)})"
         )
         attack.check(
             f"{name}: locked out after the account's limit",
             hashed <= account and locked == tries - hashed and not any(s >= 500 for s in statuses),
-            f"{hashed} hashed (limit {account}), {locked} with the lockout message",
+            f"{hashed} hashed (limit {account}), {locked} with the lockout or busy message",
         )
     del quick
 
@@ -846,16 +927,22 @@ def judge(
 
 
 async def run(stack: Stack, args: argparse.Namespace, setup: dict[str, Any]) -> list[Attack]:
-    others = Others()
+    import subprocess
+
     base = stack.url
+    others = Others(path=stack.folder / "others.jsonl")
     assert stack.web is not None and stack.web.popen is not None
     pgid = stack.web.popen.pid
-    background = [
-        asyncio.ensure_future(
-            other_users(base, setup["token"], setup["game"], setup["tournament"], others)
-        ),
-        asyncio.ensure_future(health_prober(base, others)),
-    ]
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            __file__,
+            "--be-the-other-users",
+            json.dumps(
+                [base, setup["token"], setup["game"], setup["tournament"], str(others.path)]
+            ),
+        ]
+    )
     quick = args.quick
     await asyncio.sleep(2)  # the first requests of each process warm it up
     started = time.monotonic()
@@ -918,11 +1005,17 @@ async def run(stack: Stack, args: argparse.Namespace, setup: dict[str, Any]) -> 
         before = usage(pgid)
         peak = Usage()
         sampling = asyncio.ensure_future(sample_usage(pgid, peak))
+        server_cpu, own_cpu = cpu_seconds(pgid), time.process_time()
         attack.start = time.monotonic()
         await start(attack)
         attack.end = time.monotonic()
+        server_cpu, own_cpu = cpu_seconds(pgid) - server_cpu, time.process_time() - own_cpu
         sampling.cancel()
         judge(attack, others, quiet, first)
+        attack.say(
+            f"CPU during it ({attack.end - attack.start:.1f} s, 2 cores): the web processes"
+            f" {server_cpu:.1f} s, the attackers' client (this process) {own_cpu:.1f} s"
+        )
         await asyncio.sleep(3)  # the machine settles before the next
         after = usage(pgid)
         attack.say(
@@ -951,12 +1044,14 @@ async def run(stack: Stack, args: argparse.Namespace, setup: dict[str, Any]) -> 
         f" {percentile(again, 0.99):.1f} ms",
         flush=True,
     )
-    others.running = False
-    await asyncio.gather(*background)
+    child.terminate()
+    child.wait(timeout=30)
     return done
 
 
 def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--be-the-other-users":
+        return others_main(*json.loads(sys.argv[2]))
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="shorter and smaller")
     parser.add_argument("--url", default=DEFAULT_PG, help="PostgreSQL (an admin connection)")

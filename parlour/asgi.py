@@ -12,7 +12,11 @@ middleware.
 
 The handler is Django's with one change (tournaments/api/waiting.py): before a
 streamed body or a long-poll's wait it lets the request's thread go, so that an
-idle stream or long-poll holds no thread (nor database connection) of its own.
+idle stream or long-poll holds no thread (nor database connection) of its own;
+and ours on top (tournaments/api/handler.py): a body announced over its limit is
+not read at all (the 413 comes from its headers), one without a length only up to
+its limit, and at most ``DATABASE_POOL_SIZE`` (else 32) requests of a process run
+in threads at once, the rest waiting their turn in the event loop.
 """
 
 import os
@@ -24,9 +28,9 @@ from django.utils.module_loading import import_string
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
 django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
 
-from tournaments.api.waiting import ASGIHandler  # noqa: E402 (needs the apps loaded)
+from tournaments.api.handler import BoundedASGIHandler  # noqa: E402 (needs the apps loaded)
 
-application = ASGIHandler()
+application = BoundedASGIHandler()
 
 
 def run_middleware_synchronously() -> None:

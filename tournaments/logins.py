@@ -6,7 +6,10 @@
 ``django.contrib.auth.authenticate``, which comes here.  Each attempt is
 counted (:func:`tournaments.api.throttling.login_attempt`) before the password
 is hashed, so a guesser over the limits costs a cache round trip, not a hash;
-a successful attempt is taken back.  Over a limit, :class:`LoginLockedOut`
+a successful attempt is taken back.  One password at a time is hashed for each
+account and each address (:class:`tournaments.api.throttling.LoginBusy`, a 429
+with ``Retry-After: 1`` or the form's message, for an attempt while another is
+being checked), so parallel guessers cannot take every core.  Over a limit, :class:`LoginLockedOut`
 propagates out of ``authenticate``: the API answers a 429 problem with
 ``Retry-After`` (:class:`tournaments.api.authentication.ThrottledBasicAuthentication`),
 the login forms here show its message.  The lockout ends with its window.
@@ -42,7 +45,10 @@ class ThrottledModelBackend(ModelBackend):
         if username is None or password is None:
             return None
         attempt = login_attempt(request, str(username))
-        user = super().authenticate(request, username, password, **kwargs)
+        try:
+            user = super().authenticate(request, username, password, **kwargs)
+        finally:
+            attempt.done()
         if user is not None:
             attempt.forgive()
         return user

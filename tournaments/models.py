@@ -446,3 +446,32 @@ class ClientSeed(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: {self.seed}"
+
+
+class StandaloneDeal(models.Model):
+    """A game outside tournaments whose server seed is committed before it is dealt.
+
+    Made by :func:`tournaments.services.commit_standalone_deal`: its players see the
+    commitment (``/me/``, ``GET /api/v1/me/client-seed``) and may set a new client seed
+    before :func:`tournaments.services.deal_standalone` deals it with their seeds mixed
+    in (docs/fairness.md).  The seed waits in the event stream ``standalone-<id>``.
+    """
+
+    kind = models.CharField(max_length=32)
+    #: ``[{"player", "name", "bot"}, ...]`` in seat order: the dealt game's context seats.
+    seats = models.JSONField(default=list)
+    options = models.JSONField(default=dict, blank=True)
+    turn_seconds = models.PositiveIntegerField(null=True, blank=True)
+    #: SHA-256 (hex) of the server seed, shown from the start.
+    commitment = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+    #: The game once dealt.
+    game = models.OneToOneField(
+        Game, null=True, blank=True, on_delete=models.PROTECT, related_name="standalone_deal"
+    )
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"standalone {self.kind} #{self.pk} ({'dealt' if self.game_id else 'waiting'})"

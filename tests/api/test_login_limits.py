@@ -158,3 +158,50 @@ def test_the_account_is_counted_whatever_case_its_name_is_typed_in(
     for name in (alice, alice.upper(), f" {alice.title()}"):
         api.post(TOKENS, {}, headers=basic(name, "wrong"))
     assert api.post(TOKENS, {}, headers=basic(alice, PASSWORD))[0] == 429
+
+
+def test_a_guess_while_another_is_being_hashed_is_refused_without_a_hash(
+    backend: str,
+    clock: Clock,
+    settings: Any,
+    world: ClubWorld,
+    api: Api,
+    hashes: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One password at a time per account and per address: parallel guessers get no
+    more cores than one (bench/abuse.py's 32 at once took both)."""
+    limits(settings, account="10/hour", address="100/hour")
+    alice, bob = world.users["alice"].username, world.users["bob"].username
+    during: list[tuple[int, Any]] = []
+    real = base_user.check_password
+
+    def a_second_guess_meanwhile(password: str | None, encoded: str, *a: Any, **k: Any) -> bool:
+        if not during:  # while the first password is being checked
+            for name in (alice, bob):  # the same account; another from the same address
+                status, problem, response = api.post(TOKENS, {}, headers=basic(name, "again"))
+                during.append((status, problem))
+                assert response["Retry-After"] == "1"
+        return real(password, encoded, *a, **k)
+
+    monkeypatch.setattr(base_user, "check_password", a_second_guess_meanwhile)
+    assert api.post(TOKENS, {}, headers=basic(alice, "first"))[0] == 401
+    assert [s for s, _ in during] == [429, 429]
+    assert all("being checked right now" in p["detail"] for _, p in during)
+    assert hashes == ["first"], "the refused guesses hashed nothing"
+    # Counted like any guess (alice's account has had 2 of its 10), and the marks given
+    # back: the next guesses are hashed again, up to the limit.
+    answers = [api.post(TOKENS, {}, headers=basic(alice, f"later-{i}"))[0] for i in range(9)]
+    assert answers == [401] * 8 + [429]
+    assert len(hashes) == 9
+
+
+def test_the_login_page_says_so_when_another_login_is_being_checked(
+    backend: str, clock: Clock, settings: Any, world: ClubWorld
+) -> None:
+    limits(settings, account="5/hour")
+    alice = world.users["alice"].username
+    throttling.login_attempt(None, alice)  # another attempt at this account, not done yet
+    page = Client().post("/accounts/login/", {"username": alice, "password": PASSWORD})
+    assert page.status_code == 200
+    assert "being checked right now: try again in a moment" in page.content.decode()

@@ -322,3 +322,51 @@ def test_the_client_seed_api_sets_and_shows_it_and_refuses_bad_ones() -> None:
     assert bad.status_code == 422 and "printable ASCII" in bad.json()["detail"]
     assert ClientSeed.objects.get(user=user).seed == "dee-42"
     assert Client().get("/api/v1/me/client-seed").status_code == 401
+
+
+def test_a_standalone_games_players_see_its_commitment_contribute_and_check_it(
+    tmp_path: Path,
+) -> None:
+    """A game outside tournaments, made in two steps, mixes its players' seeds too."""
+    world = factories.club_world("standalone-seeds")
+    alice, bob = world.players["alice"], world.players["bob"]
+    services.set_client_seed(world.users["bob"], "bob set his long ago")
+    pending = services.commit_standalone_deal("old_maid", [alice, bob])
+    assert len(pending.commitment) == 64 and pending.game is None
+    # Alice sees the commitment before the deal, on her page and through the API.
+    client = Client()
+    client.force_login(world.users["alice"])
+    assert pending.commitment in client.get("/me/").content.decode()
+    shown = client.get("/api/v1/me/client-seed").json()["standalone_deals"]
+    assert shown == [{"id": pending.pk, "game": "old_maid", "commitment": pending.commitment}]
+    saved = pending.commitment
+    assert client.post("/me/client-seed", {"seed": "alice after the commitment"}).status_code == 302
+    game = services.deal_standalone(pending)
+    assert game.commitment == saved and game.table is None
+    assert client.get("/api/v1/me/client-seed").json()["standalone_deals"] == []
+    with pytest.raises(services.ServiceError, match="dealt already"):
+        services.deal_standalone(pending)
+    record = service.export_record(play(game, random.Random(4)))
+    shuffle = record["shuffle"]
+    assert shuffle["client_seeds"] == ["alice after the commitment", "bob set his long ago"]
+    assert shuffle["nonce"] == 1 and shuffle["commitment"] == saved
+    ok = run_checker(
+        tmp_path, record, "--commitment", saved, "--client-seed", "alice after the commitment"
+    )
+    assert ok.returncode == 0 and "record 1: OK" in ok.stdout, ok.stdout + ok.stderr
+    other = run_checker(tmp_path, record, "--commitment", commitment(bytes(32)))
+    assert other.returncode == 1 and "not the one you saved" in other.stdout
+
+
+def test_a_standalone_game_that_cannot_be_played_is_refused_before_any_commitment() -> None:
+    world = factories.club_world("standalone-refused")
+    alice = world.players["alice"]
+    for kind, players, field in (
+        ("no_such_game", [alice, world.players["bob"]], "kind"),
+        ("old_maid", [alice], "players"),
+        ("old_maid", [alice, alice], "players"),
+    ):
+        with pytest.raises(services.ServiceError) as refused:
+            services.commit_standalone_deal(kind, players)
+        assert refused.value.field == field
+    assert not services.standalone_deals_waiting(world.users["alice"])

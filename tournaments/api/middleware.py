@@ -2,9 +2,10 @@
 
 :class:`ApiProblemMiddleware` acts on ``/api/`` paths (and answers pages' 503s):
 
-* a body announced larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is refused
-  with a 413 problem before any view reads it (and a ``Content-Length`` that is
-  not a number with a 400 problem);
+* a body announced larger than its limit (``DATA_UPLOAD_MAX_MEMORY_SIZE``, or
+  the view's parser's: tournaments.api.parsers.body_limit) is refused with a 413 problem
+  before any view reads it — under ASGI before the body is even received — (and a
+  ``Content-Length`` that is not a number with a 400 problem);
 * an exception escaping a view (a bug) is logged and answered with a 500
   problem document, also with ``DEBUG`` on, never an HTML page;
 * a database or Redis that ran out or is down is a 503 (``Retry-After``): a
@@ -17,10 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 from tournaments.api import throttling
+from tournaments.api.parsers import body_limit
 from tournaments.api.problems import (
     exception_response,
     is_api,
@@ -55,11 +56,11 @@ class ApiProblemMiddleware:
                 field="Content-Length",
                 request=request,
             )
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        if limit is not None and size > limit:
+        limit = body_limit(request.path)
+        if limit is not None and size > limit[0]:
             return problem_response(
                 "payload-too-large",
-                f"the body has {size} bytes; the server accepts at most {limit}",
+                f"the body has {size} bytes; the server accepts at most {limit[0]}{limit[1]}",
                 request=request,
             )
         return None

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import IO, Any
 
 from django.conf import settings
+from django.urls import Resolver404, resolve
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
@@ -109,3 +110,22 @@ class RecordJSONParser(LimitedJSONParser):
         return min(
             super().limit() or settings.PARLOUR_RECORD_MAX_BYTES, settings.PARLOUR_RECORD_MAX_BYTES
         )
+
+
+def body_limit(path: str) -> tuple[int, str] | None:
+    """The most bytes a body to ``path`` may have and the setting that says so (``None``:
+    no limit): the smallest of ``DATA_UPLOAD_MAX_MEMORY_SIZE`` and the limits of the
+    parsers of the view at ``path``."""
+    found: list[tuple[int, str]] = []
+    if settings.DATA_UPLOAD_MAX_MEMORY_SIZE is not None:
+        found.append((int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE), ""))
+    try:
+        view = resolve(path).func
+    except Resolver404:
+        view = None
+    for parser in getattr(getattr(view, "view_class", None), "parser_classes", ()):
+        if isinstance(parser, type) and issubclass(parser, LimitedJSONParser):
+            limit = parser().limit()
+            if limit:
+                found.append((limit, parser.limit_name))
+    return min(found, key=lambda item: item[0]) if found else None

@@ -31,9 +31,13 @@ subscribed: no Redis, or Redis down).
 
 from __future__ import annotations
 
+import bisect
 import json
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from django.conf import settings
@@ -180,6 +184,36 @@ class TournamentFeed:
 
     def poll(self) -> tuple[list[bytes], bool]:
         games = self._games()
+        if games and self._anonymous() and self._finished():
+            whole = _finished_streams.get(self.tournament_id, games)
+            if whole is None:
+                whole = self._whole(games)
+            if whole is not None:
+                return whole.after(self.after), True
+        return self._poll(games)
+
+    def _anonymous(self) -> bool:
+        """A caller without a login: a spectator of every game, with no query to say so."""
+        return self.user is None or not self.user.is_authenticated
+
+    def _whole(self, games: dict[str, Game]) -> _WholeStream | None:
+        """A finished tournament's whole public stream, read once and kept by
+        :data:`_finished_streams` (``None`` if its last events are not visible yet)."""
+        feed = TournamentFeed(self.tournament_id, None, None)
+        found: list[tuple[Position, bytes]] = []
+        while True:
+            frames, done = feed._poll(games, positions=found)
+            if done:
+                whole = _WholeStream(found, frames[-1])
+                _finished_streams.put(self.tournament_id, games, whole)
+                return whole
+            if not frames:
+                return None
+
+    def _poll(
+        self, games: dict[str, Game], positions: list[tuple[Position, bytes]] | None = None
+    ) -> tuple[list[bytes], bool]:
+        """The frames after :attr:`after` (each also put in ``positions`` with its place)."""
         if self.after is None:
             if not games:
                 return [], self._finished()
@@ -207,6 +241,8 @@ class TournamentFeed:
                 data = {"game_id": game.pk, "position": str(event.position)}
                 data.update(shown[(event.stream, event.sequence)])
                 frames.append(frame(data, event_id=str(event.position), event=event.type))
+                if positions is not None:
+                    positions.append((event.position, frames[-1]))
             for event in batch:
                 self.sent[event.stream] = event.sequence
             if batch:
@@ -241,6 +277,76 @@ class TournamentFeed:
             if final is None or Position(int(final[0]), int(final[1])) > self.after:
                 return False
         return True
+
+
+@dataclass(frozen=True)
+class _WholeStream:
+    """A finished tournament's whole stream as an anonymous caller sees it: its frames in
+    order with their positions, and its ``end`` frame."""
+
+    frames: list[tuple[Position, bytes]]
+    end: bytes
+
+    def after(self, position: Position | None) -> list[bytes]:
+        """The stream after ``position`` (from the start for ``None``), ended, as one chunk."""
+        start = 0
+        if position is not None:
+            start = bisect.bisect_right(self.frames, position, key=lambda item: item[0])
+        return [b"".join(f for _, f in self.frames[start:]) + self.end]
+
+    @property
+    def size(self) -> int:
+        return sum(len(f) for _, f in self.frames) + len(self.end)
+
+
+class _FinishedStreams:
+    """The whole public streams of finished tournaments, per process, at most
+    :data:`FINISHED_STREAMS_BYTES` of them (the least recently used go first).
+
+    A finished tournament's stream no longer changes: its games are over, every one
+    revealed (its rounds finished), and its events immutable; so anonymous readers
+    from its start, each of whom cost a read and a redaction of every event (16
+    such loops took both cores: bench/abuse.py, attack b), share one reading.  Each
+    entry is keyed by the games' ids and sequences too, so an event appended after
+    all (a correction) is a new entry, never a stale answer; their commitments and
+    creation times too, so that ids used again (SQLite after a rolled-back test) are
+    another entry.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[tuple[Any, ...], _WholeStream] = OrderedDict()
+
+    @staticmethod
+    def _key(tournament_id: int, games: dict[str, Game]) -> tuple[Any, ...]:
+        return tournament_id, tuple(
+            sorted((g.pk, g.sequence, g.commitment, str(g.created_at)) for g in games.values())
+        )
+
+    def get(self, tournament_id: int, games: dict[str, Game]) -> _WholeStream | None:
+        key = self._key(tournament_id, games)
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, tournament_id: int, games: dict[str, Game], whole: _WholeStream) -> None:
+        if whole.size > FINISHED_STREAMS_BYTES:
+            return
+        with self._lock:
+            self._entries[self._key(tournament_id, games)] = whole
+            while sum(w.size for w in self._entries.values()) > FINISHED_STREAMS_BYTES:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+#: Bytes of finished tournaments' streams each process keeps (:class:`_FinishedStreams`).
+FINISHED_STREAMS_BYTES = 32_000_000
+_finished_streams = _FinishedStreams()
 
 
 def stream_response(
@@ -281,7 +387,7 @@ def _sync_frames(feed: Feed, timeout: float, poll: float) -> Iterator[bytes]:
         frames, done = _poll_then_release(feed)
         if frames:
             quiet_since = time.monotonic()
-            yield from frames
+            yield b"".join(frames)  # one write for a poll's frames, not one each
         if done:
             return
         now = time.monotonic()
@@ -307,8 +413,9 @@ async def _async_frames(feed: Feed, timeout: float, poll: float) -> AsyncIterato
             frames, done = await waiting.run_sync(feed.poll)
             if frames:
                 quiet_since = time.monotonic()
-                for chunk in frames:
-                    yield chunk
+                # One ASGI message for a poll's frames: a message each cost the
+                # server more than reading them (500 of them from a stream's start).
+                yield b"".join(frames)
             if done:
                 return
             now = time.monotonic()

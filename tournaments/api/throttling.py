@@ -313,20 +313,42 @@ def _count_in_redis(cache: RedisCache, counters: list[tuple[str, int]]) -> list[
 # password is hashed: an attempt over a limit costs a cache round trip, not a hash.
 # Successful attempts are taken back (LoginAttempt.forgive), so only failures
 # spend the limits.  The counters are the fixed windows above.
+#
+# The limits bound how many hashes an hour a guesser gets; what bounds how many at
+# once is the "being checked" mark: one password at a time per account and per
+# address (a cache key taken with add before hashing, given back after).  Without
+# it 32 guessers from one address hashed 32 passwords at once, within the hourly
+# limits, and took both cores of a small server from everyone else (bench/abuse.py,
+# docs/benchmarks.md): one at a time, an address costs at most one core.
+
+
+#: Seconds a "being checked" mark lasts if its process dies before giving it back.
+CHECKING_SECONDS = 30
 
 
 class LoginLockedOut(Exception):
     """Too many failed logins for this account or from this address: wait ``retry_after`` s."""
 
-    def __init__(self, retry_after: int) -> None:
+    def __init__(self, retry_after: int, message: str | None = None) -> None:
         minutes = math.ceil(retry_after / 60)
         self.retry_after = retry_after
-        self.message = (
+        self.message = message or (
             "Too many failed logins for this account or from this address: logins are"
             f" refused for {minutes} more minute{'s' if minutes != 1 else ''}, even with the"
             " right password. Wait, then try again."
         )
         super().__init__(self.message)
+
+
+class LoginBusy(LoginLockedOut):
+    """Another password for this account or from this address is being checked right now."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            1,
+            "Another login for this account or from this address is being checked right"
+            " now: try again in a moment.",
+        )
 
 
 def login_timer() -> float:
@@ -336,9 +358,15 @@ def login_timer() -> float:
 
 @dataclass(frozen=True)
 class LoginAttempt:
-    """An attempt counted by :func:`login_attempt`: its counters' keys."""
+    """An attempt counted by :func:`login_attempt`: its counters' keys and the
+    "being checked" marks it holds until :meth:`done`."""
 
     keys: tuple[str, ...]
+    marks: tuple[str, ...] = ()
+
+    def done(self) -> None:
+        """The password has been checked: give the marks back (another attempt may go)."""
+        _release(self.marks)
 
     def forgive(self) -> None:
         """The attempt succeeded: take it back from its counters."""
@@ -353,13 +381,45 @@ class LoginAttempt:
                 return
 
 
+def _release(marks: tuple[str, ...]) -> None:
+    if not marks:
+        return
+    try:
+        caches["default"].delete_many(list(marks))
+    except Exception as error:  # the cache backend's own; the marks expire by themselves
+        log.warning("login limits: the cache does not answer (%r)", error)
+
+
+def _mark_checking(wanted: list[tuple[str, str, str]]) -> tuple[str, ...]:
+    """Take the "being checked" mark of the account and of the address, or raise
+    :class:`LoginBusy` (taking none) when another attempt holds one of them."""
+    cache = caches["default"]
+    taken: list[str] = []
+    for _, rate_name, who in wanted:
+        key = f"login-checking:{rate_name}:{who}"
+        try:
+            added = cache.add(key, 1, CHECKING_SECONDS)
+        except Exception as error:  # the cache backend's own, as in RateLimits
+            log.warning("login limits: the cache does not answer; attempt allowed (%r)", error)
+            _release(tuple(taken))
+            return ()
+        if not added:
+            _release(tuple(taken))
+            raise LoginBusy()
+        taken.append(key)
+    return tuple(taken)
+
+
 def login_attempt(request: Any, username: str) -> LoginAttempt:
     """Count one password attempt for ``username`` from ``request``'s address.
 
-    Raises :class:`LoginLockedOut` when a limit of ``PARLOUR_LOGIN_RATES`` is
-    exceeded.  The account is counted whether or not it exists (the answer must
-    not tell), by a digest of its case-folded name; ``request`` may be ``None``
-    (a call from a shell): then only the account counts.
+    Raises :class:`LoginBusy` while another password for the account, or from the
+    address, is being checked (one hash at a time for each), and
+    :class:`LoginLockedOut` when a limit of ``PARLOUR_LOGIN_RATES`` is exceeded;
+    a busy attempt is counted like any other.  The caller calls :meth:`LoginAttempt.done` once
+    the password is checked.  The account is counted whether or not it exists (the
+    answer must not tell), by a digest of its case-folded name; ``request`` may be
+    ``None`` (a call from a shell): then only the account counts.
     """
     from django.conf import settings
 
@@ -368,6 +428,14 @@ def login_attempt(request: Any, username: str) -> LoginAttempt:
     wanted = [("login-account", "account", account)]
     if request is not None and getattr(request, "META", None) is not None:
         wanted.append(("login-address", "address", str(BaseThrottle().get_ident(request))))
+    attempt = _count_attempt(wanted, rates)
+    # Counted first: a guess refused as busy spends the limits like any other.
+    return LoginAttempt(attempt.keys, _mark_checking(wanted))
+
+
+def _count_attempt(
+    wanted: list[tuple[str, str, str]], rates: dict[str, str | None]
+) -> LoginAttempt:
     limits = []
     for scope, rate_name, who in wanted:
         rate = rates.get(rate_name)

@@ -54,11 +54,15 @@ from tournaments.services.rounds import (
 )
 from tournaments.services.seeds import (
     ROUND_STREAM_PREFIX,
+    STANDALONE_STREAM_PREFIX,
     TABLE_STREAM_PREFIX,
     client_seeds_of,
+    commit_standalone_deal,
+    deal_standalone,
     round_contributions,
     round_seed,
     set_client_seed,
+    standalone_deals_waiting,
 )
 from tournaments.services.series import game_over
 from tournaments.services.tournaments import (
@@ -75,6 +79,7 @@ __all__ = [
     "ROUND_STREAM_PREFIX",
     "SETTINGS",
     "ServiceError",
+    "STANDALONE_STREAM_PREFIX",
     "TABLE_STREAM_PREFIX",
     "add_organiser",
     "add_player",
@@ -82,11 +87,13 @@ __all__ = [
     "begin_round",
     "check_in",
     "client_seeds_of",
+    "commit_standalone_deal",
     "close_signup_link",
     "club_of_signup_link",
     "create_club",
     "create_club_with_organiser",
     "create_tournament",
+    "deal_standalone",
     "delete_tournament",
     "drop",
     "forfeit",
@@ -115,6 +122,7 @@ __all__ = [
     "seating_of",
     "set_client_seed",
     "set_play_forced_moves",
+    "standalone_deals_waiting",
     "sign_up",
     "start_round",
     "swap_players",

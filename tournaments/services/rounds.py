@@ -53,6 +53,7 @@ from tournaments.services.seeds import (
     ROUND_STREAM_PREFIX,
     _commit_table_seed,
     _freeze_round_contributions,
+    check_seating_may_change,
 )
 from tournaments.services.series import _deal_table_game
 from tournaments.standings import live_standings
@@ -276,13 +277,21 @@ def _seated_round(round_: Round) -> tuple[Tournament, Round]:
     return tournament, fresh
 
 
+def _round_to_reseat(round_: Round) -> tuple[Tournament, Round]:
+    """:func:`_seated_round`, for a change of its seating: refused once a player of the
+    round has contributed a client seed since it was seated (services/seeds.py)."""
+    tournament, round_ = _seated_round(round_)
+    check_seating_may_change(round_)
+    return tournament, round_
+
+
 def swap_players(round_: Round, a: PlayerRef, b: PlayerRef) -> Round:
     """Exchange two players of a seated round: seat for seat, or a seat for a bye.
 
     The first dealer's seat stays where it is (a player swapped into it deals first).
     """
     with transaction.atomic():
-        tournament, round_ = _seated_round(round_)
+        tournament, round_ = _round_to_reseat(round_)
         first, second = _player(tournament, a), _player(tournament, b)
         seating = seating_of(round_)
         if first.pk == second.pk:
@@ -325,7 +334,7 @@ def reseat(
     """
     rng = rng if rng is not None else randomness.source.seeded_generator()
     with transaction.atomic():
-        tournament, round_ = _seated_round(round_)
+        tournament, round_ = _round_to_reseat(round_)
         _reseat(tournament, round_, _constraints(tournament, fixed, apart), rng)
         return round_
 
@@ -422,7 +431,7 @@ def seat_late(
     """
     rng = rng if rng is not None else randomness.source.seeded_generator()
     with transaction.atomic():
-        tournament, round_ = _seated_round(round_)
+        tournament, round_ = _round_to_reseat(round_)
         late = late_players(round_)
         if player is not None:
             who = _player(tournament, player)

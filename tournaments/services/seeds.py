@@ -1,23 +1,38 @@
 """The seeds of the decks: a round's duplicate-deal seed, a table's committed server
 seeds, the players' client seeds (docs/fairness.md).
 
+A game outside tournaments mixes its players' seeds the same way when it is made in
+two steps: :func:`commit_standalone_deal` commits its server seed (its players see
+the commitment), :func:`deal_standalone` deals it with their seeds as they are then.
+
 Duplicate deals: a round's secret seed is the one event of the stream
 ``round-<id>`` (like a game's shuffle seed, it is in the event store and shown
 only after the end); the round shows its SHA-256 commitment while it runs and
 ``Round.seed`` is filled when it finishes.
+
+A seated round's seating is fixed once a player of the round has set their client
+seed after the round's decks were committed (:func:`check_seating_may_change`):
+the server knows the committed seeds and every client seed, so a swap or a reseat
+then would let the organiser choose among decks it can work out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 
+from engine.contract import IllegalAction
 from engine.fairness import FairnessError, check_client_seed, commitment
+from engine.registry import get_game
 from events import store
 from events.store import NewEvent
-from tournaments.models import ClientSeed, Player, Round, Table
+from tournaments import play
+from tournaments.models import ClientSeed, Game, Player, Round, StandaloneDeal, Table
 from tournaments.play import randomness
 from tournaments.services.base import ServiceError
 
@@ -25,6 +40,8 @@ from tournaments.services.base import ServiceError
 ROUND_STREAM_PREFIX = "round-"
 #: The event stream holding a table's server seeds, each committed before its deal.
 TABLE_STREAM_PREFIX = "table-"
+#: The event stream holding a standalone game's server seed, committed before its deal.
+STANDALONE_STREAM_PREFIX = "standalone-"
 
 
 def round_seed(round_: Round) -> bytes | None:
@@ -115,3 +132,160 @@ def set_client_seed(user: User, seed: str) -> ClientSeed:
     with transaction.atomic():
         found, _ = ClientSeed.objects.update_or_create(user=user, defaults={"seed": seed})
     return found
+
+
+def _committed_at(round_: Round) -> datetime | None:
+    """When ``round_``'s decks were first committed: its duplicate-deal seed, else the
+    earliest first-deal seed of its tables (``None``: none was, a round seated before
+    client seeds existed)."""
+    if round_.tournament.duplicate_deals:
+        first = store.read_stream(f"{ROUND_STREAM_PREFIX}{round_.pk}", limit=1)
+        return first[0].recorded_at if first else None
+    times = [
+        events[0].recorded_at
+        for table in Table.objects.filter(round=round_).values_list("pk", flat=True)
+        if (events := store.read_stream(f"{TABLE_STREAM_PREFIX}{table}", limit=1))
+    ]
+    return min(times) if times else None
+
+
+def contributed_since_seating(round_: Round) -> list[Player]:
+    """The players of ``round_`` (seated, or with a bye) who have set their client seed
+    since its decks were committed, by name."""
+    since = _committed_at(round_)
+    if since is None:
+        return []
+    return list(
+        Player.objects.filter(
+            Q(table_seats__table__round=round_) | Q(pk__in=[int(p) for p in round_.byes]),
+            user__client_seed__updated_at__gt=since,
+        )
+        .distinct()
+        .order_by("name", "pk")
+    )
+
+
+def check_seating_may_change(round_: Round) -> None:
+    """Refuse (:class:`ServiceError`) a change of ``round_``'s seating once a player of the
+    round has contributed a client seed after seeing its commitments.
+
+    The server holds the committed seeds and reads every client seed, so it can work
+    out the deck of any seating: a swap, a reseat or a late seating after a player's
+    contribution would let the organiser pick among those decks, which the
+    contribution is there to stop (docs/fairness.md).  Before any contribution the
+    seating may change (its decks then depend on nothing the players chose).
+    """
+    late = contributed_since_seating(round_)
+    if not late:
+        return
+    names = ", ".join(p.name for p in late[:3]) + (
+        f" and {len(late) - 3} more" if len(late) > 3 else ""
+    )
+    raise ServiceError(
+        f"round {round_.number}'s seating is fixed: {names} set a client seed after it was"
+        " seated, and a new seating now would let the server choose among decks it can"
+        " already work out (docs/fairness.md). Begin the round as it is seated; a late"
+        " player waits for the next round.",
+        "round",
+    )
+
+
+# -- games outside tournaments ------------------------------------------------------------------
+
+
+def commit_standalone_deal(
+    kind: str,
+    players: Sequence[Player],
+    *,
+    options: Mapping[str, Any] | None = None,
+    turn_seconds: int | None = None,
+) -> StandaloneDeal:
+    """A game of ``kind`` for ``players`` (in seat order) outside tournaments, its server
+    seed drawn and its commitment shown now; :func:`deal_standalone` deals it.
+
+    Between the two its players see the commitment (``/me/``, ``GET
+    /api/v1/me/client-seed``) and may set a new client seed: the deck then mixes the
+    seeds they have at the deal, as a tournament table's does (docs/fairness.md).
+    """
+    try:
+        engine = get_game(kind)
+    except KeyError:
+        raise ServiceError(f"there is no game {kind!r}", "kind") from None
+    if not engine.min_seats <= len(players) <= engine.max_seats:
+        raise ServiceError(
+            f"{engine.name} is played by {engine.min_seats} to {engine.max_seats} players,"
+            f" not {len(players)}",
+            "players",
+        )
+    if len({p.pk for p in players}) != len(players):
+        raise ServiceError("a player may take only one seat", "players")
+    seed = randomness.source.new_seed()
+    with transaction.atomic():
+        pending = StandaloneDeal.objects.create(
+            kind=kind,
+            seats=[{"player": p.pk, "name": p.name, "bot": p.bot_level or None} for p in players],
+            options=dict(options or {}),
+            turn_seconds=turn_seconds,
+            commitment=commitment(seed),
+        )
+        store.append(
+            f"{STANDALONE_STREAM_PREFIX}{pending.pk}",
+            [
+                NewEvent(
+                    "standalone_seed",
+                    {
+                        "type": "standalone_seed",
+                        "v": 1,
+                        "seed": seed.hex(),
+                        "commitment": pending.commitment,
+                    },
+                    "system",
+                )
+            ],
+            expected_sequence=0,
+        )
+    return pending
+
+
+def deal_standalone(pending: StandaloneDeal, *, cause_kind: str = "organiser") -> Game:
+    """Deal the game ``pending`` committed: the deck derives from its server seed, the
+    players' client seeds now (in seat order) and the nonce 1."""
+    with transaction.atomic():
+        pending = StandaloneDeal.objects.select_for_update().get(pk=pending.pk)
+        if pending.game_id is not None:
+            raise ServiceError(f"standalone game {pending.pk} is dealt already", "deal")
+        events = store.read_stream(f"{STANDALONE_STREAM_PREFIX}{pending.pk}", limit=1)
+        if not events:  # pragma: no cover - made with its seed in one transaction
+            raise ServiceError(f"standalone game {pending.pk} has no committed seed", "deal")
+        ids = [int(s["player"]) for s in pending.seats]
+        found = {p.pk: p for p in Player.objects.filter(pk__in=ids)}
+        try:
+            game = play.create_game(
+                pending.kind,
+                len(ids),
+                players=[str(s["name"]) for s in pending.seats],
+                options=pending.options,
+                turn_seconds=pending.turn_seconds,
+                context={"seats": pending.seats},
+                cause_kind=cause_kind,
+                server_seed=bytes.fromhex(events[0].payload["seed"]),
+                client_seeds=client_seeds_of([found[pid] for pid in ids]),
+                nonce=1,
+            )
+        except IllegalAction as error:
+            raise ServiceError(f"the game cannot be dealt: {error.reason}") from error
+        pending.game = game
+        pending.save(update_fields=["game"])
+    return game
+
+
+def standalone_deals_waiting(user: User) -> list[StandaloneDeal]:
+    """The standalone games committed and not dealt yet in which ``user`` has a seat."""
+    mine = set(Player.objects.filter(user=user).values_list("pk", flat=True))
+    if not mine:
+        return []
+    return [
+        d
+        for d in StandaloneDeal.objects.filter(game__isnull=True).order_by("id")
+        if any(s.get("player") in mine for s in d.seats)
+    ]

@@ -42,6 +42,8 @@ def my_games(request: HttpRequest) -> HttpResponse:
             "running": running,
             "organised": organised,
             "next_deals": [seat.table for seat in next_deals],
+            # Games outside tournaments committed and waiting for their deal.
+            "standalone_deals": services.standalone_deals_waiting(user),
             "client_seed": found.seed if found else "",
             "play_forced_moves": services.plays_forced_moves(user),
             "saved": request.GET.get("saved") == "1",

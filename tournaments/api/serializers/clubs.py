@@ -178,6 +178,12 @@ class ClientSeedSerializer(serializers.Serializer[Any]):
         help_text="Printable ASCII, at most 64 characters (null: none; PUT null or '' clears).",
     )
     updated_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    standalone_deals = serializers.ListField(
+        child=serializers.DictField(),
+        read_only=True,
+        help_text="Your games outside tournaments committed and not dealt yet, each"
+        " {id, game, commitment}: save the commitment, then set a new seed.",
+    )
 
 
 class MeSerializer(serializers.Serializer[Any]):

@@ -107,6 +107,18 @@ class TokenDetailView(APIView):
         return Response(status=204)
 
 
+def _client_seed(user: Any, found: ClientSeed | None) -> dict[str, Any]:
+    """The client seed's answer: the seed, and the standalone deals waiting for it."""
+    waiting = services.standalone_deals_waiting(user)
+    return {
+        "seed": (found.seed or None) if found else None,
+        "updated_at": found.updated_at if found else None,
+        "standalone_deals": [
+            {"id": d.pk, "game": d.kind, "commitment": d.commitment} for d in waiting
+        ],
+    }
+
+
 class ClientSeedView(APIView):
     """Your client seed: your contribution to the decks you are dealt (docs/fairness.md)."""
 
@@ -114,13 +126,7 @@ class ClientSeedView(APIView):
     @extend_schema(summary="Your client seed", responses=ClientSeedSerializer, tags=["tokens"])
     def get(self, request: Request) -> Response:
         user = signed_in(request)
-        found = ClientSeed.objects.filter(user=user).first()
-        return Response(
-            {
-                "seed": (found.seed or None) if found else None,
-                "updated_at": found.updated_at if found else None,
-            }
-        )
+        return Response(_client_seed(user, ClientSeed.objects.filter(user=user).first()))
 
     @signed_in_only
     @extend_schema(
@@ -134,7 +140,7 @@ class ClientSeedView(APIView):
         body = ClientSeedSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         found = services.set_client_seed(user, body.validated_data["seed"] or "")
-        return Response({"seed": found.seed or None, "updated_at": found.updated_at})
+        return Response(_client_seed(user, found))
 
 
 class MeView(APIView):

@@ -1,0 +1,169 @@
+"""The project's ASGI handler (tournaments/api/handler.py): bodies and turns.
+
+Django's ASGI handler reads a whole body before any middleware runs; the project's
+does not read one announced over its limit, and reads one without a length only up
+to its limit: these requests send the start of a body and never the rest, so an
+answer proves the server did not wait for it.  And it runs only so many requests of
+a process in threads at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from asgiref.testing import ApplicationCommunicator
+
+from tests.api.test_waiting_asgi import _scope as waiting_scope
+from tournaments.api.parsers import body_limit
+
+VERIFY = "/api/v1/records/verify"
+
+
+def _scope(path: str, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
+    """A POST of JSON to ``path`` with ``headers`` (test_waiting_asgi's GET, posted)."""
+    scope = waiting_scope(path, None)
+    extra = [(b"content-type", b"application/json"), *headers]
+    return scope | {"method": "POST", "headers": scope["headers"] + extra}
+
+
+async def _post_part(
+    path: str, headers: list[tuple[bytes, bytes]], chunks: list[bytes]
+) -> tuple[int, Any]:
+    """Send ``chunks`` of a body that goes on (``more_body`` stays true): the answer."""
+    from parlour.asgi import application
+
+    talk = ApplicationCommunicator(application, _scope(path, headers))
+    for chunk in chunks:
+        await talk.send_input({"type": "http.request", "body": chunk, "more_body": True})
+    start = await talk.receive_output(10)
+    body = b""
+    while True:
+        message = await talk.receive_output(10)
+        body += message.get("body", b"")
+        if not message.get("more_body", False):
+            break
+    await talk.send_input({"type": "http.disconnect"})
+    await talk.wait(10)
+    return start["status"], json.loads(body)
+
+
+def test_a_record_announced_over_the_record_limit_is_a_413_before_its_body_arrives(
+    settings: Any,
+) -> None:
+    most = settings.PARLOUR_RECORD_MAX_BYTES
+    assert body_limit(VERIFY) == (most, " (PARLOUR_RECORD_MAX_BYTES, the largest record taken)")
+    assert most < settings.DATA_UPLOAD_MAX_MEMORY_SIZE  # the issue's 0.88 MB fits the general one
+    headers = [(b"content-length", b"880000")]
+    status, problem = asyncio.run(_post_part(VERIFY, headers, [b'{"moves": [']))
+    assert status == 413 and problem["type"] == "/api/v1/problems/payload-too-large"
+    assert "880000" in problem["detail"] and "PARLOUR_RECORD_MAX_BYTES" in problem["detail"]
+
+
+def test_any_api_body_announced_over_the_limit_is_a_413_before_it_arrives(settings: Any) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2048
+    for path in ("/api/v1/games/1/actions", "/api/v1/tokens", "/api/v1/nothing"):
+        status, problem = asyncio.run(_post_part(path, [(b"content-length", b"4096")], [b"{"]))
+        assert status == 413 and "at most 2048" in problem["detail"], (path, problem)
+
+
+@pytest.mark.django_db
+def test_a_body_without_a_length_is_read_only_up_to_its_limit(settings: Any) -> None:
+    settings.PARLOUR_RECORD_MAX_BYTES = 4096
+    chunks = [b'{"players": ["' + b"x" * 3000, b"x" * 3000]  # and more never sent
+    status, problem = asyncio.run(_post_part(VERIFY, [(b"transfer-encoding", b"chunked")], chunks))
+    # Answered without the rest; the API reads no body without a Content-Length (DRF's
+    # rule), so the record is empty: a problem, nothing verified.
+    assert 400 <= status < 500 and problem["status"] == status, problem
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_process_runs_only_so_many_requests_in_threads_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rest wait in the event loop, holding no thread (tournaments/api/handler.py): of
+    4 turns, one client (these requests' one address) may hold 2."""
+    from parlour.asgi import application
+    from tournaments.api import handler
+
+    monkeypatch.setattr(handler, "requests_at_once", lambda: 4)
+    running, most = 0, 0
+    real = handler.BoundedASGIHandler.run_get_response
+
+    async def counted(self: Any, request: Any) -> Any:
+        nonlocal running, most
+        running += 1
+        most = max(most, running)
+        await asyncio.sleep(0.05)  # a view that takes a while
+        try:
+            return await real(self, request)
+        finally:
+            running -= 1
+
+    monkeypatch.setattr(handler.BoundedASGIHandler, "run_get_response", counted)
+
+    async def one() -> int:
+        scope = waiting_scope("/api/v1/games", None)
+        talk = ApplicationCommunicator(application, scope)
+        await talk.send_input({"type": "http.request", "body": b"", "more_body": False})
+        start = await talk.receive_output(20)
+        while (await talk.receive_output(20)).get("more_body", False):
+            pass
+        await talk.wait(20)
+        return int(start["status"])
+
+    async def six() -> list[int]:
+        return await asyncio.gather(*(one() for _ in range(6)))
+
+    assert asyncio.run(six()) == [200] * 6
+    assert most == 2
+
+
+def test_turns_go_round_robin_between_waiting_addresses_and_none_is_lost() -> None:
+    from tournaments.api.handler import Turns
+
+    async def run() -> list[str]:
+        turns = Turns(total=1, per_address=1)
+        order: list[str] = []
+        await turns.take("a")  # a burst from a: its first runs
+        waiting = {}
+        for name in ("a2", "a3", "b1", "a4"):
+            waiting[name] = asyncio.ensure_future(turns.take(name[0]))
+            await asyncio.sleep(0)
+        gone = waiting.pop("a4")
+        gone.cancel()  # a client that went away while waiting
+        await asyncio.sleep(0)
+        address = "a"
+        while waiting:
+            turns.give_back(address)
+            await asyncio.sleep(0)
+            (name,) = [n for n, t in waiting.items() if t.done()]
+            order.append(name)
+            del waiting[name]
+            address = name[0]
+        turns.give_back(address)
+        assert turns.running == 0 and not turns.waiting and not turns.by_address
+        return order
+
+    # b's one request does not wait behind a's burst: it is next but one.
+    assert asyncio.run(run()) == ["a2", "b1", "a3"]
+
+
+def test_one_address_holds_at_most_its_share_of_the_turns() -> None:
+    from tournaments.api.handler import Turns
+
+    async def run() -> tuple[int, bool]:
+        turns = Turns(total=4, per_address=2)
+        await turns.take("a")
+        await turns.take("a")
+        third = asyncio.ensure_future(turns.take("a"))
+        await asyncio.sleep(0)
+        await asyncio.wait_for(turns.take("b"), 1)  # another client still runs at once
+        running = turns.running
+        turns.give_back("a")
+        await asyncio.sleep(0)
+        return running, third.done()
+
+    assert asyncio.run(run()) == (3, True)

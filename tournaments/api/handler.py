@@ -1,0 +1,277 @@
+"""The project's ASGI handler: no body read past its limit, and a bound on the requests
+run in threads at once.
+
+:func:`tournaments.api.parsers.body_limit` is the one answer to "how many bytes
+may a body to this path have": ``DATA_UPLOAD_MAX_MEMORY_SIZE``, or less where the
+view's parser takes less (a portable record: ``PARLOUR_RECORD_MAX_BYTES``).  The
+API's middleware refuses a body announced larger with a 413 problem
+(tournaments/api/middleware.py).
+
+Under ASGI Django reads the whole body before any middleware runs, so that 413
+came only after every byte had been received and spooled: an attacker posting
+0.88 MB records as fast as four connections allow kept the server reading them
+(bench/abuse.py, attack e), and a body sent without ``Content-Length`` (chunked)
+was read whole whatever its size.  :class:`BoundedASGIHandler` looks at the
+headers first: a body announced over the limit is not read at all (the request
+goes on with an empty one, and the middleware answers the 413 from the header;
+the server drops the bytes still coming), and a body without ``Content-Length``
+is read only up to one byte past the limit (the API reads no body without a
+length: DRF takes it as empty).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import weakref
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from django.conf import settings
+
+from tournaments.api.parsers import body_limit
+from tournaments.api.waiting import ASGIHandler
+
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+
+
+def _header(scope: dict[str, Any], name: bytes) -> bytes | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return bytes(value)
+    return None
+
+
+def _without_body(receive: Receive) -> Receive:
+    """``receive`` for a request whose body is not read: an empty body at once, then
+    (Django listens for the client going away) the real messages, the body's dropped."""
+    first = True
+
+    async def receiving() -> dict[str, Any]:
+        nonlocal first
+        if first:
+            first = False
+            return {"type": "http.request", "body": b"", "more_body": False}
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return message
+
+    return receiving
+
+
+def _at_most(receive: Receive, most: int) -> Receive:
+    """``receive`` for a body of unknown size: its first ``most`` bytes, then its end."""
+    taken = 0
+    ended = False
+
+    async def receiving() -> dict[str, Any]:
+        nonlocal taken, ended
+        while ended:  # past the end: drop the rest of the body, pass on the rest
+            message = await receive()
+            if message["type"] != "http.request":
+                return message
+        message = await receive()
+        if message["type"] != "http.request":
+            return message
+        body = bytes(message.get("body", b""))[: most - taken]
+        taken += len(body)
+        more = bool(message.get("more_body", False)) and taken < most
+        ended = not more
+        return {"type": "http.request", "body": body, "more_body": more}
+
+    return receiving
+
+
+#: Requests a process runs in threads at once without a connection pool (with one:
+#: ``DATABASE_POOL_SIZE``).
+REQUESTS_AT_ONCE = 32
+
+
+def requests_at_once() -> int:
+    """How many requests one process runs in threads at once (:class:`BoundedASGIHandler`)."""
+    pool = int(getattr(settings, "DATABASE_POOL_SIZE", 0) or 0)
+    return pool if pool > 0 else REQUESTS_AT_ONCE
+
+
+def client_address(scope: dict[str, Any]) -> str:
+    """The client's address as the throttles read it (DRF's ``get_ident``, with
+    ``PARLOUR_NUM_PROXIES``), from an ASGI scope."""
+    from rest_framework.settings import api_settings
+
+    forwarded = _header(scope, b"x-forwarded-for")
+    client = scope.get("client") or ("", 0)
+    remote = str(client[0])
+    proxies = api_settings.NUM_PROXIES
+    if forwarded is None:
+        return remote
+    text = forwarded.decode("latin-1")
+    if proxies is not None:
+        if proxies == 0:
+            return remote
+        parts = text.split(",")
+        return parts[-min(int(proxies), len(parts))].strip()
+    return "".join(text.split())
+
+
+class Turns:
+    """The turns of one process (one event loop) to run requests in threads.
+
+    At most ``total`` run at once, at most ``per_address`` of them from one client
+    address; a request that must wait waits in the event loop, and a turn given back
+    goes to the waiting addresses in turn (round robin), each address's own requests
+    in order of arrival.  So one client's burst queues behind itself: another
+    client's request waits for the next free turn, not behind the burst.
+    """
+
+    def __init__(self, total: int, per_address: int) -> None:
+        self.total = total
+        self.per_address = per_address
+        self.running = 0
+        self.by_address: dict[str, int] = {}
+        self.waiting: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
+
+    def _start(self, address: str) -> None:
+        self.running += 1
+        self.by_address[address] = self.by_address.get(address, 0) + 1
+
+    async def take(self, address: str) -> None:
+        if (
+            address not in self.waiting
+            and self.running < self.total
+            and self.by_address.get(address, 0) < self.per_address
+        ):
+            self._start(address)
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiting.setdefault(address, deque()).append(turn)
+        self._hand_out()
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self.give_back(address)  # handed the turn as the client went away
+            else:
+                queue = self.waiting.get(address)
+                if queue is not None and turn in queue:
+                    queue.remove(turn)
+                    if not queue:
+                        del self.waiting[address]
+            raise
+
+    def give_back(self, address: str) -> None:
+        self.running -= 1
+        left = self.by_address.get(address, 1) - 1
+        if left > 0:
+            self.by_address[address] = left
+        else:
+            self.by_address.pop(address, None)
+        self._hand_out()
+
+    def _hand_out(self) -> None:
+        """Free turns to waiting requests: one per address per pass, round robin."""
+        handed = True
+        while handed and self.waiting and self.running < self.total:
+            handed = False
+            for address in list(self.waiting):
+                if self.running >= self.total:
+                    break
+                if self.by_address.get(address, 0) >= self.per_address:
+                    continue
+                queue = self.waiting[address]
+                turn = queue.popleft()
+                if queue:
+                    self.waiting.move_to_end(address)
+                else:
+                    del self.waiting[address]
+                handed = True
+                if turn.cancelled():
+                    continue
+                self._start(address)
+                turn.set_result(None)
+
+
+class _Turn:
+    """A request's turn to run in a thread: taken once its body is read, given back once
+    its response starts (or when the request ends, whichever is first)."""
+
+    def __init__(self, turns: Turns, address: str) -> None:
+        self.turns = turns
+        self.address = address
+        self.taken = False
+
+    async def take(self) -> None:
+        await self.turns.take(self.address)
+        self.taken = True
+
+    def give_back(self) -> None:
+        if self.taken:
+            self.taken = False
+            self.turns.give_back(self.address)
+
+
+_turn: contextvars.ContextVar[_Turn | None] = contextvars.ContextVar("turn", default=None)
+#: One set of turns per event loop (one loop per uvicorn worker; tests run several).
+_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Turns] = weakref.WeakKeyDictionary()
+
+
+class BoundedASGIHandler(ASGIHandler):
+    """The project's ASGI handler (parlour/asgi.py), which reads no body past its limit and
+    runs at most :func:`requests_at_once` requests in threads at once.
+
+    Django runs each ASGI request's signals, middleware and view in a thread of its
+    own: 1,000 streams or long-polls opened at once from one client (bench/abuse.py,
+    attacks c and d) made about 1,000 threads in the web processes, each
+    authenticating its token with a pooled connection, so that hundreds waited out
+    the pool's timeout (a 503) while every thread fought for the interpreter, other
+    users' requests too.  Past the limit a request waits in the event loop, holding no
+    thread and no connection (:class:`Turns`: one address may hold half the turns,
+    and the turns go round robin between the waiting addresses, so others' requests
+    do not wait behind one client's burst); a request gives its turn back when its
+    response starts (a stream's or a long-poll's waits are in the event loop, not in
+    its turn).
+    """
+
+    async def handle(self, scope: Any, receive: Any, send: Any) -> None:
+        loop = asyncio.get_running_loop()
+        turns = _turns.get(loop)
+        if turns is None:
+            total = requests_at_once()
+            turns = _turns[loop] = Turns(total, max(1, total // 2))
+        turn = _Turn(turns, client_address(scope))
+        token = _turn.set(turn)
+        try:
+            await self._handle(scope, receive, send)
+        finally:
+            turn.give_back()
+            _turn.reset(token)
+
+    async def read_body(self, receive: Any) -> Any:
+        body = await super().read_body(receive)
+        turn = _turn.get()
+        if turn is not None:
+            await turn.take()  # after the body: a slow upload holds no turn
+        return body
+
+    async def send_response(self, response: Any, send: Any) -> None:
+        turn = _turn.get()
+        if turn is not None:
+            turn.give_back()
+        await super().send_response(response, send)
+
+    async def _handle(self, scope: Any, receive: Any, send: Any) -> None:
+        length = _header(scope, b"content-length")
+        chunked = length is None and _header(scope, b"transfer-encoding") is not None
+        if length is not None or chunked:
+            limit = body_limit(scope.get("path", ""))
+            if limit is None:
+                pass
+            elif chunked:
+                receive = _at_most(receive, limit[0] + 1)
+            elif length is not None and length.isdigit() and int(length) > limit[0]:
+                receive = _without_body(receive)
+        await super().handle(scope, receive, send)
+
+
+__all__ = ["BoundedASGIHandler"]
