@@ -67,6 +67,8 @@ def seed(password: str) -> dict[str, Any]:
         name: services.add_player(club, name.title(), user=users[name])
         for name in ("ann", "ben", "cat", "dan", "eli", "fay", "gus")
     }
+    people["gus"].play_forced_moves = False
+    people["gus"].save(update_fields=["play_forced_moves"])
     level = bot_levels("give_away")[0]
     bots = [services.add_player(club, f"Bot {i}", bot_level=level) for i in (1, 2)]
     made: dict[str, Any] = {
@@ -89,7 +91,9 @@ def seed(password: str) -> dict[str, Any]:
         # Retries and races over HTTP.
         "retry": _tournament(club, "Retry", "old_maid", [people["eli"], people["fay"]]),
         # A bot written against the client generated from the schema plays Gus's seat of
-        # Bhabhi against two bots (one game: the series ends at the first loss).
+        # Bhabhi against two bots (one game: the series ends at the first loss); every
+        # move is the bot's (the server plays no forced move for Gus: a game of only
+        # forced moves left it nothing to do).
         "typed": _tournament(
             club,
             "Typed Bhabhi",

@@ -117,6 +117,6 @@ def test_the_api_and_the_desk_page_refuse_with_the_reason(settings: Any) -> None
     assert FIXED in answer.json()["detail"]
     before = seating(round_)
     client.force_login(world["organiser"])
-    page = client.post(f"/tournaments/{t.pk}/manage/reseat", {}, follow=True)
+    page = client.post(f"/tournaments/{t.pk}/confirm/reseat", {}, follow=True)
     assert FIXED in page.content.decode()
     assert seating(round_) == before
