@@ -28,10 +28,12 @@ from tournaments.api.serializers.common import (
     ProblemTypeSerializer,
 )
 from tournaments.api.serializers.games import (
+    AccountStreamEventSerializer,
     ActionResultSerializer,
     ActionSerializer,
     CauseSerializer,
     GameEventSerializer,
+    GameStreamEventSerializer,
     GameSummarySerializer,
     GameViewSerializer,
     SeatContextSerializer,
@@ -101,4 +103,6 @@ __all__ = [
     "TournamentCreateSerializer",
     "TournamentSerializer",
     "TournamentStreamEventSerializer",
+    "AccountStreamEventSerializer",
+    "GameStreamEventSerializer",
 ]

@@ -143,6 +143,13 @@ class GameViewSerializer(serializers.Serializer[Any]):
     outcome = serializers.JSONField(allow_null=True)
     turn_seconds = serializers.IntegerField(allow_null=True)
     deadlines = serializers.DictField(child=serializers.CharField())
+    server_time = serializers.DateTimeField(
+        help_text="The server's time as it made this view: count the clocks down from it."
+    )
+    remaining_ms = serializers.DictField(
+        child=serializers.IntegerField(min_value=0),
+        help_text="Per waited-for seat (keyed as deadlines): milliseconds left at server_time.",
+    )
     commitment = serializers.CharField(allow_blank=True)
     tournament = serializers.IntegerField(allow_null=True)
     table = serializers.IntegerField(allow_null=True)
@@ -176,6 +183,24 @@ class GameEventSerializer(serializers.Serializer[Any]):
     payload = serializers.DictField(help_text="The engine's event (RECORD.md's move shape).")
     cause = CauseSerializer()
     recorded_at = serializers.DateTimeField()
+
+
+class GameStreamEventSerializer(GameEventSerializer):
+    """The data of one event of a game stream; with ``?view=true`` also ``view``."""
+
+    view = GameViewSerializer(
+        required=False,
+        allow_null=True,
+        help_text="With ?view=true: your view after this event (on the last event of each"
+        " batch sent at once; null on the events before it).",
+    )
+
+
+class AccountStreamEventSerializer(serializers.Serializer[Any]):
+    """The data of one frame of the account stream (``started``, ``turn``, ``finished``)."""
+
+    game_id = serializers.IntegerField()
+    view = GameViewSerializer(help_text="Your seat's view of the game now (GET /games/{id}).")
 
 
 class TournamentStreamEventSerializer(GameEventSerializer):

@@ -50,6 +50,7 @@ def view_of(access: GameAccess, state: Any = None) -> dict[str, Any]:
     view["table"] = table_id_of(game)
     view["sitting"] = seats
     view["next_game"] = _next_game(game)
+    view.update(games.game_clock(view["deadlines"]))
     return view
 
 
