@@ -90,6 +90,8 @@ def test_the_account_stream_tells_each_turn_as_it_comes_then_the_finish(
         frames = account(api, token, **{"Last-Event-ID": last})
         if frames:
             last = frames[-1]["id"]
+        # (A notice not yet settled when the first frames were sent comes again after them.)
+        frames = [f for f in frames if f["event"] != "started"]
         if game.is_over:
             assert [f["event"] for f in frames] == ["finished"]
             assert frames[0]["data"]["view"]["status"] == "over"
@@ -127,8 +129,11 @@ def test_a_series_next_game_is_told_right_after_the_last_ones_finish(
     frames = account(api, token, **{"Last-Event-ID": last})
     told = [(f["event"], f["data"]["game_id"]) for f in frames if f["event"] != "turn"]
     following = Game.objects.get(table=game.table, number_in_series=2)
+    # (A notice not yet settled when the first frames were sent comes again after them.)
+    while told and told[0] == ("started", game.pk):
+        told.pop(0)
     assert told == [("finished", game.pk), ("started", following.pk)]
-    assert frames[-1]["data"]["view"]["game_id"] == following.pk
+    assert frames[-1]["data"]["game_id"] == following.pk
     positions = [Position.parse(f["id"]) for f in frames]
     assert positions == sorted(positions, key=lambda p: (p.tx, p.id))
     assert (Position.parse(last).tx, Position.parse(last).id) < (positions[0].tx, positions[0].id)

@@ -188,7 +188,7 @@ class AccountFeed:
                     continue
                 if game.pk not in views:
                     views[game.pk] = view_of(GameAccess(game, notice.seat, organiser=False))
-                frames.append(self._frame(notice.position, notice.kind, views[game.pk]))
+                frames.append(self._frame(notice.position, notice.kind, game.pk, views[game.pk]))
             self.after = batch[-1].position
             if len(batch) < BATCH:
                 break
@@ -206,14 +206,14 @@ class AccountFeed:
             if game is None or game.is_over:
                 continue
             view = view_of(GameAccess(game, seat, organiser=False))
-            frames.append(self._frame(self.after, feed.Kind.STARTED, view))
+            frames.append(self._frame(self.after, feed.Kind.STARTED, pk, view))
             if seat in (game.waiting_for or []):
-                frames.append(self._frame(self.after, feed.Kind.TURN, view))
+                frames.append(self._frame(self.after, feed.Kind.TURN, pk, view))
         return frames
 
     @staticmethod
-    def _frame(position: Position, kind: str, view: dict[str, Any]) -> bytes:
-        return frame({"game_id": view["game_id"], "view": view}, event_id=str(position), event=kind)
+    def _frame(position: Position, kind: str, game_id: int, view: dict[str, Any]) -> bytes:
+        return frame({"game_id": game_id, "view": view}, event_id=str(position), event=kind)
 
 
 def _current(notice: feed.Notice, game: Game) -> bool:
