@@ -32,7 +32,10 @@ from tournaments.api import waiting
 from tournaments.models import AccountNotice, Game
 from tournaments.play import feed
 
-pytestmark = pytest.mark.django_db
+#: A login's feed is read in the order its transactions settle, which on PostgreSQL shows
+#: only committed ones once every older transaction has finished (docs/store.md): the
+#: tests commit, as the tournament stream's do.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 STREAM = "/api/v1/stream/events"
 
@@ -183,7 +186,6 @@ def test_reading_a_feed_is_one_range_of_the_logins_index(world: ClubWorld) -> No
 
 
 @pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
 def test_a_notice_committed_late_is_never_passed(world: ClubWorld, on_postgres: None) -> None:
     login = world.users["alice"]
     _, game = tournament_game(world)
@@ -291,12 +293,26 @@ def test_a_view_without_a_clock_has_no_remaining_time(world: ClubWorld, api: Api
     assert datetime.fromisoformat(view["server_time"]).tzinfo is not None
 
 
+def test_a_seat_handed_to_a_bot_is_shown_in_that_seats_own_view(world: ClubWorld, api: Api) -> None:
+    _, game = tournament_game(world)
+    seat = seat_of_name(world, game, "bob")
+    mine = f"/api/v1/games/{game.pk}"
+    assert not any(s["autoplay"] for s in view_now(api, world, "bob", game)["sitting"])
+    status, _, _ = api.post(f"{mine}/autoplay", token=world.tokens["bob"])
+    assert status == 200
+    for name in ("bob", "alice", None):  # the seat itself, another seat, a spectator
+        status, view, _ = api.get(mine, token=world.tokens[name] if name else None)
+        assert [s["autoplay"] for s in view["sitting"]] == [n == seat for n in range(3)]
+    status, _, _ = api.delete(f"{mine}/autoplay", token=world.tokens["bob"])
+    assert status == 200
+    assert not view_now(api, world, "bob", game)["sitting"][seat]["autoplay"]
+
+
 # -- under ASGI --------------------------------------------------------------------------------
 
 
 @pytest.mark.postgres
 @pytest.mark.redis
-@pytest.mark.django_db(transaction=True)
 def test_an_asgi_account_stream_is_woken_by_its_logins_channel(
     world: ClubWorld, settings: Any, on_postgres: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

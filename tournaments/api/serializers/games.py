@@ -116,6 +116,9 @@ class SeatContextSerializer(serializers.Serializer[Any]):
     player = serializers.IntegerField(allow_null=True)
     name = serializers.CharField()
     bot = serializers.CharField(allow_null=True)
+    autoplay = serializers.BooleanField(
+        help_text="Whether a bot plays the seat for its player now (handed over, or timed out)."
+    )
 
 
 class GameViewSerializer(serializers.Serializer[Any]):

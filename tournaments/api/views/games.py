@@ -30,7 +30,7 @@ from tournaments.api.views.common import GAME_ID, paginate, positive_query
 from tournaments.models import Game
 from tournaments.play import GameContext, keys, table_id_of
 from tournaments.services.access import visible_games
-from tournaments.workers import clock, notify
+from tournaments.workers import autoplay, clock, notify
 
 #: What an Idempotency-Key may be: 1 to 100 visible ASCII characters.
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,100}")
@@ -41,10 +41,24 @@ def view_of(access: GameAccess, state: Any = None) -> dict[str, Any]:
     game = access.game
     view = games.game_view(game, access.viewer, state=state)
     context = GameContext.parse(game.context)
+    # The seats handed to a bot (by their player, or after timeouts), as the table shows
+    # them: a seat sees in its own view that the server plays for it.
+    handed = (
+        {seat for seat, on, _ in autoplay.table_seats(game.table_id) if on}
+        if game.table_id is not None
+        else set()
+    )
     seats = []
     for seat, name in enumerate(view.get("players") or []):
         entry = context.seat(seat)
-        seats.append({"player": entry.player, "name": str(name), "bot": entry.bot})
+        seats.append(
+            {
+                "player": entry.player,
+                "name": str(name),
+                "bot": entry.bot,
+                "autoplay": seat in handed,
+            }
+        )
     view["seat"] = access.seat
     view["tournament"] = context.tournament
     view["table"] = table_id_of(game)
