@@ -271,30 +271,24 @@ class Waiters:
             for _ in range(start, min(start + WAVE, polls)):
                 self.polls.append(asyncio.create_task(long_poll(self.url, waiting, self.token)))
             for _ in range(start, min(start + WAVE, streams)):
-                frames: list[tuple[float, str]] = []
-                event = asyncio.Event()
-                self.frames.append(frames)
-                self.streams.append(
-                    asyncio.create_task(stream(self.url, following, self.token, event, frames))
-                )
-                opened.append(event)
+                opened.append(self._stream(following))
             await asyncio.wait_for(asyncio.gather(*(o.wait() for o in opened)), 30)
             await asyncio.sleep(0.1)
 
     async def follow(self, path: str, count: int) -> None:
         """``count`` more streams of ``path`` (an account stream), opened a wave at a time."""
         for start in range(0, count, WAVE):
-            opened = []
-            for _ in range(start, min(start + WAVE, count)):
-                frames: list[tuple[float, str]] = []
-                event = asyncio.Event()
-                self.frames.append(frames)
-                self.streams.append(
-                    asyncio.create_task(stream(self.url, path, self.token, event, frames))
-                )
-                opened.append(event)
+            opened = [self._stream(path) for _ in range(start, min(start + WAVE, count))]
             await asyncio.wait_for(asyncio.gather(*(o.wait() for o in opened)), 30)
             await asyncio.sleep(0.1)
+
+    def _stream(self, path: str) -> asyncio.Event:
+        """One more stream of ``path``; the event is set once it is open."""
+        frames: list[tuple[float, str]] = []
+        event = asyncio.Event()
+        self.frames.append(frames)
+        self.streams.append(asyncio.create_task(stream(self.url, path, self.token, event, frames)))
+        return event
 
     async def close(self) -> None:
         for task in [*self.polls, *self.streams]:
