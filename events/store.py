@@ -55,6 +55,7 @@ __all__ = [
     "find_command",
     "read_all",
     "read_stream",
+    "settled_bound",
     "stream_sequence",
     "streams",
 ]
@@ -78,6 +79,20 @@ _PG_XMIN = """(SELECT COALESCE(
          AND a.datname IS DISTINCT FROM current_database())),
     pg_snapshot_xmax(s.snap)::text::bigint)
   FROM (SELECT pg_current_snapshot() AS snap) AS s)"""
+
+
+def settled_bound(using: str = "default") -> str | None:
+    """SQL for the transaction id below which every writer has finished (committed or
+    rolled back), on PostgreSQL; ``None`` on SQLite, whose one writer at a time makes the
+    id order the commit order.
+
+    Another table positioned like the events (a ``tx`` column defaulting to
+    ``pg_current_xact_id()``, then its ``id``) is followed safely by reading only rows
+    with ``tx`` below it: a row that commits late never lands behind a position already
+    passed (docs/store.md).
+    """
+    return _PG_XMIN if connections[using].vendor == "postgresql" else None
+
 
 _COLUMNS = (
     "stream, sequence, type, version, payload, cause_kind, cause_id, recorded_at,"

@@ -43,6 +43,15 @@ class ApiError(Exception):
         self.status = status
         self.problem = problem
 
+    @classmethod
+    def of(cls, error: urllib.error.HTTPError) -> ApiError:
+        """The error an HTTP error answer is (its problem document, if it sent one)."""
+        try:
+            problem = json.loads(error.read().decode())
+        except ValueError:
+            problem = {"title": error.reason, "detail": ""}
+        return cls(error.code, problem)
+
 
 class Client:
     """The API over urllib: JSON in, JSON out, problems raised as :class:`ApiError`."""
@@ -73,11 +82,7 @@ class Client:
                 text = response.read().decode()
                 return json.loads(text) if text else None
         except urllib.error.HTTPError as error:
-            try:
-                problem = json.loads(error.read().decode())
-            except ValueError:
-                problem = {"title": error.reason, "detail": ""}
-            raise ApiError(error.code, problem) from None
+            raise ApiError.of(error) from None
 
     def get(self, path: str) -> Any:
         return self._request("GET", path)
@@ -157,24 +162,35 @@ def play(
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def login_arguments(parser: argparse.ArgumentParser) -> None:
+    """The server and the ways to sign in: ``--url``, ``--token`` (or ``PARLOUR_TOKEN``),
+    ``--username`` and ``--password``."""
     parser.add_argument("--url", default="http://127.0.0.1:8000", help="the server")
     parser.add_argument("--token", default=os.environ.get("PARLOUR_TOKEN"), help="your API key")
     parser.add_argument("--username", help="create a token with this login ...")
     parser.add_argument("--password", help="... and this password")
+
+
+def token_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
+    """The token :func:`login_arguments` gave, created from the password if need be."""
+    token: str | None = args.token
+    if not token and args.username and args.password:
+        token = create_token(args.url, args.username, args.password)
+    if not token:
+        parser.error("give --token (or PARLOUR_TOKEN), or --username and --password")
+    return token
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    login_arguments(parser)
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--game", type=int, help="the game to play")
     which.add_argument("--mine", action="store_true", help="play your first running game")
     parser.add_argument("--strategy", choices=["random", "first"], default="random")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random strategy")
     args = parser.parse_args(argv)
-    token = args.token
-    if not token and args.username and args.password:
-        token = create_token(args.url, args.username, args.password)
-    if not token:
-        parser.error("give --token (or PARLOUR_TOKEN), or --username and --password")
-    client = Client(args.url, token)
+    client = Client(args.url, token_of(parser, args))
     me = client.get("/me")
     if not args.mine:
         summary = play(client, args.game, args.strategy, args.seed)

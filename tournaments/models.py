@@ -77,6 +77,47 @@ class Game(models.Model):
         return self.status == self.Status.OVER
 
 
+class AccountNotice(models.Model):
+    """One line of a login's account feed: a game of theirs started, waits for them, or
+    finished (``GET /api/v1/stream/events``, :mod:`tournaments.play.feed`).
+
+    Written with the change it tells of, in the same transaction, so that a login's
+    feed is read through its own index (``user``, ``tx``, ``id``) — never the store's
+    global order filtered — and a reader resumes after the position it last got.  The
+    position is ``(tx, id)`` as in the event store (``tx`` the writing transaction's id
+    on PostgreSQL, ``0`` on SQLite), read only below the settled bound, so that a notice
+    committed late is never passed (docs/store.md).  An index of the events, like the
+    ``Game`` row: nothing here is the truth about a game.
+    """
+
+    class Kind(models.TextChoices):
+        STARTED = "started", "started"
+        TURN = "turn", "turn"
+        FINISHED = "finished", "finished"
+
+    user = models.ForeignKey(
+        "auth.User", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    # Looked up by the (user, kind, game) index; games are never deleted.
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+", db_index=False)
+    seat = models.PositiveSmallIntegerField()
+    #: The game's sequence after the change.
+    sequence = models.PositiveIntegerField()
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    #: The writing transaction's id on PostgreSQL (its default there), 0 on SQLite.
+    tx = models.BigIntegerField(db_default=0)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            models.Index(fields=["user", "tx", "id"], name="notice_user_position"),
+            models.Index(fields=["user", "kind", "game"], name="notice_user_kind_game"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} game {self.game_id} seat {self.seat} for user {self.user_id}"
+
+
 # -- clubs, players, tournaments ----------------------------------------------------
 
 

@@ -18,8 +18,8 @@ from django.core.management.color import no_style
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Field
 
-from events.store import StreamSet
-from tournaments.models import ApiToken, Game, Player, Round, Table, TableSeat
+from events.store import StreamSet, settled_bound
+from tournaments.models import AccountNotice, ApiToken, Game, Player, Round, Table, TableSeat
 
 #: The key of the advisory lock every creation of a club takes (:func:`lock_club_creation`).
 CLUB_CREATION_LOCK = 0x5061726C  # "Parl"
@@ -123,6 +123,49 @@ def tournament_game_streams(tournament_id: int) -> StreamSet:
         f" JOIN {Round._meta.db_table} r ON t.round_id = r.id WHERE r.tournament_id = %s",
         (tournament_id,),
     )
+
+
+#: A notice of the account feed: (tx, id, game id, seat, sequence, kind).
+NoticeRow = tuple[int, int, int, int, int, str]
+
+
+def account_notices_statement(using: str = DEFAULT_DB_ALIAS) -> str:
+    """The statement of :func:`account_notices_after` (parameters: user, tx, id, limit)."""
+    bound = settled_bound(using)
+    where = "user_id = %s AND (tx, id) > (%s, %s)" + (f" AND tx < {bound}" if bound else "")
+    return (
+        f"SELECT tx, id, game_id, seat, sequence, kind FROM {AccountNotice._meta.db_table}"
+        f" WHERE {where} ORDER BY tx, id LIMIT %s"
+    )
+
+
+def account_notices_after(
+    user_id: int, tx: int, row: int, limit: int, using: str = DEFAULT_DB_ALIAS
+) -> list[NoticeRow]:
+    """Login ``user_id``'s notices after position ``(tx, row)``, in order, at most ``limit``:
+    one range of the ``(user, tx, id)`` index, and on PostgreSQL only those of settled
+    transactions (:func:`events.store.settled_bound`), so that none committing late is
+    ever passed."""
+    with connections[using].cursor() as cursor:
+        cursor.execute(account_notices_statement(using), [user_id, tx, row, limit])
+        return [
+            (int(t), int(i), int(g), int(seat), int(seq), str(kind))
+            for t, i, g, seat, seq, kind in cursor.fetchall()
+        ]
+
+
+def last_account_position(user_id: int, using: str = DEFAULT_DB_ALIAS) -> tuple[int, int]:
+    """The position of login ``user_id``'s newest settled notice (``(0, 0)``: none)."""
+    bound = settled_bound(using)
+    where = "user_id = %s" + (f" AND tx < {bound}" if bound else "")
+    with connections[using].cursor() as cursor:
+        cursor.execute(
+            f"SELECT tx, id FROM {AccountNotice._meta.db_table}"
+            f" WHERE {where} ORDER BY tx DESC, id DESC LIMIT 1",
+            [user_id],
+        )
+        found = cursor.fetchone()
+    return (int(found[0]), int(found[1])) if found else (0, 0)
 
 
 def token_owner(

@@ -87,6 +87,14 @@ def world(db: Any) -> ClubWorld:
     return club_world()
 
 
+def timeless(view: Any) -> Any:
+    """A game view without what says when it was made (``server_time``, ``remaining_ms``):
+    two views of a game that did not move are equal but for these."""
+    if not isinstance(view, dict):
+        return view
+    return {k: v for k, v in view.items() if k not in ("server_time", "remaining_ms")}
+
+
 def strings(value: Any) -> set[str]:
     """Every string anywhere in a JSON value (keys and values)."""
     found: set[str] = set()

@@ -2,7 +2,8 @@
 
 One web process as production runs it (gunicorn's uvicorn worker, ``parlour.asgi``,
 PostgreSQL with the pool, Redis) holds hundreds of waiting long-polls
-(``GET /games/{id}?after=N&wait=S``) and Server-Sent Events streams at once.  Counted
+(``GET /games/{id}?after=N&wait=S``) and Server-Sent Events streams (games' and
+accounts') at once.  Counted
 from outside the server: its threads (``/proc/<pid>/task``), its database
 connections (``pg_stat_activity`` of its own database) and its Redis connections
 (``CLIENT LIST``, matched to the server's sockets).  While they wait, ``/healthz``
@@ -40,6 +41,10 @@ STREAMS = 100
 #: Waiters on the game that moves, opened on top of the idle ones.
 WOKEN_POLLS = 20
 WOKEN_STREAMS = 10
+#: Account streams (GET /stream/events) of a login whose games do not move, and of each
+#: of the two players of the game that moves.
+ACCOUNT_STREAMS = 50
+WOKEN_ACCOUNTS = 5
 #: What "a handful" is: threads the server may add while they wait, and connections.
 FEW_THREADS = 8
 FEW_CONNECTIONS = 6
@@ -244,6 +249,8 @@ class Seen:
     woken_streams: list[float]
     #: Slots still counted after every client went away (beyond those counted before).
     slots_left: int
+    #: Seconds from the move's request to each told account stream's frame.
+    woken_accounts: list[float]
 
 
 class Waiters:
@@ -264,15 +271,24 @@ class Waiters:
             for _ in range(start, min(start + WAVE, polls)):
                 self.polls.append(asyncio.create_task(long_poll(self.url, waiting, self.token)))
             for _ in range(start, min(start + WAVE, streams)):
-                frames: list[tuple[float, str]] = []
-                event = asyncio.Event()
-                self.frames.append(frames)
-                self.streams.append(
-                    asyncio.create_task(stream(self.url, following, self.token, event, frames))
-                )
-                opened.append(event)
+                opened.append(self._stream(following))
             await asyncio.wait_for(asyncio.gather(*(o.wait() for o in opened)), 30)
             await asyncio.sleep(0.1)
+
+    async def follow(self, path: str, count: int) -> None:
+        """``count`` more streams of ``path`` (an account stream), opened a wave at a time."""
+        for start in range(0, count, WAVE):
+            opened = [self._stream(path) for _ in range(start, min(start + WAVE, count))]
+            await asyncio.wait_for(asyncio.gather(*(o.wait() for o in opened)), 30)
+            await asyncio.sleep(0.1)
+
+    def _stream(self, path: str) -> asyncio.Event:
+        """One more stream of ``path``; the event is set once it is open."""
+        frames: list[tuple[float, str]] = []
+        event = asyncio.Event()
+        self.frames.append(frames)
+        self.streams.append(asyncio.create_task(stream(self.url, path, self.token, event, frames)))
+        return event
 
     async def close(self) -> None:
         for task in [*self.polls, *self.streams]:
@@ -282,6 +298,15 @@ class Waiters:
 
 #: Waiters opened at once.
 WAVE = 10
+
+
+async def account_position(url: str, token: str) -> str:
+    """Where a login's account stream stands now: the id of its first frames (every
+    running game of the login, sent to a new follower)."""
+    frames: list[tuple[float, str]] = []
+    await stream(url, "/api/v1/stream/events?timeout=1", token, asyncio.Event(), frames)
+    assert frames, "the login has a running game: a new follower is told of it"
+    return frames[-1][1]
 
 
 async def _hold_and_wake(server: Server) -> Seen:
@@ -298,11 +323,24 @@ async def _hold_and_wake(server: Server) -> Seen:
     idle = await asyncio.to_thread(counts, server)
     quiet = await asyncio.to_thread(healthz_median, server.url)
 
+    # Account streams: Ann's, whose one game nobody moves, and the two duellists'.
+    tokens = {name: seeded["tokens"][name] for name in ("ann", "eli", "fay")}
+    positions = {name: await account_position(server.url, t) for name, t in tokens.items()}
+    accounts = {
+        name: f"/api/v1/stream/events?timeout=25&last_event_id={position}"
+        for name, position in positions.items()
+    }
+
     slots_before = await asyncio.to_thread(slots_held)
     idle_waiters, woken = Waiters(server.url, eli), Waiters(server.url, eli)
+    idle_accounts = Waiters(server.url, tokens["ann"])
+    woken_accounts = {name: Waiters(server.url, tokens[name]) for name in ("eli", "fay")}
     try:
         await idle_waiters.open(idle_game, idle_view["sequence"], LONG_POLLS, STREAMS)
         await woken.open(moving, view["sequence"], WOKEN_POLLS, WOKEN_STREAMS)
+        await idle_accounts.follow(accounts["ann"], ACCOUNT_STREAMS)
+        for name, waiters in woken_accounts.items():
+            await waiters.follow(accounts[name], WOKEN_ACCOUNTS)
         await asyncio.sleep(3)  # every one of them waiting, settled
         early = [p.result() for p in idle_waiters.polls + woken.polls if p.done()]
         assert not early, f"answered early: {early[:3]}"
@@ -321,9 +359,18 @@ async def _hold_and_wake(server: Server) -> Seen:
         ]
         assert not any(p.done() for p in idle_waiters.polls), "woken by another game's move"
         assert all(not frames for frames in idle_waiters.frames), "another game's events"
+        assert all(not frames for frames in idle_accounts.frames), "told of another's game"
+        # The login the move left waited for (both, had it ended the game) is told at once.
+        told = [
+            min(at for at, _ in frames)
+            for waiters in woken_accounts.values()
+            for frames in waiters.frames
+            if frames
+        ]
+        assert len(told) >= WOKEN_ACCOUNTS, told
     finally:
-        await idle_waiters.close()
-        await woken.close()
+        for waiters in (idle_waiters, woken, idle_accounts, *woken_accounts.values()):
+            await waiters.close()
     slots_left = await asyncio.to_thread(slots_held, 10, slots_before) - slots_before
     return Seen(
         idle,
@@ -333,6 +380,7 @@ async def _hold_and_wake(server: Server) -> Seen:
         [at - moved_at for at, _, _ in answers],
         [at - moved_at for at in arrived],
         slots_left,
+        [at - moved_at for at in told],
     )
 
 
@@ -342,11 +390,13 @@ def test_hundreds_of_idle_waiters_hold_a_handful_of_threads_and_connections(
     seen = asyncio.run(_hold_and_wake(server))
     print(
         f"\nidle: {seen.idle}\n{LONG_POLLS + WOKEN_POLLS} long-polls and"
-        f" {STREAMS + WOKEN_STREAMS} streams waiting: {seen.waiting}\n"
+        f" {STREAMS + WOKEN_STREAMS} game streams and"
+        f" {ACCOUNT_STREAMS + 2 * WOKEN_ACCOUNTS} account streams waiting: {seen.waiting}\n"
         f"healthz median {seen.healthz_quiet * 1000:.1f} ms quiet,"
         f" {seen.healthz_waiting * 1000:.1f} ms while they wait\n"
         f"woken long-polls after {max(seen.woken_polls):.3f} s at most,"
-        f" streams after {max(seen.woken_streams):.3f} s at most"
+        f" streams after {max(seen.woken_streams):.3f} s at most,"
+        f" account streams after {max(seen.woken_accounts):.3f} s at most"
     )
     assert seen.waiting.threads <= seen.idle.threads + FEW_THREADS, seen
     assert seen.waiting.database <= FEW_CONNECTIONS, seen
@@ -354,4 +404,5 @@ def test_hundreds_of_idle_waiters_hold_a_handful_of_threads_and_connections(
     assert seen.healthz_waiting < 0.1, seen
     assert max(seen.woken_polls) < 1.0, seen.woken_polls
     assert max(seen.woken_streams) < 1.0, seen.woken_streams
+    assert max(seen.woken_accounts) < 1.0, seen.woken_accounts
     assert seen.slots_left <= 0, "the clients went away: their slots are given back"

@@ -441,6 +441,7 @@ def surfaces(table: FuzzTable, viewer: Viewer) -> list[str]:
         f"/api/v1/games/{game.pk}/events?limit=500",
         f"/api/v1/games/{game.pk}/record",
         f"/api/v1/games/{game.pk}/stream?timeout=0.001",
+        f"/api/v1/games/{game.pk}/stream?timeout=0.001&view=true",
         f"/api/v1/tables/{game.table_id}",
         f"/api/v1/tournaments/{tournament}",
         f"/api/v1/tournaments/{tournament}/stream?timeout=0.001",
@@ -454,6 +455,8 @@ def surfaces(table: FuzzTable, viewer: Viewer) -> list[str]:
     ]
     if viewer.seat is not None:
         paths += [f"/games/{game.pk}/play", f"/games/{game.pk}/play?fragment=1"]
+        # The account stream: the seat's running games, each with the seat's view.
+        paths.append("/api/v1/stream/events?timeout=0.001")
     return paths
 
 

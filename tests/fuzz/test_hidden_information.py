@@ -3,9 +3,10 @@
 Random games of every game at every seat count are played through the API, and
 every viewer (each seat, an anonymous caller, a club player without a seat, the
 organiser) reads surfaces about the game in turn, every other step here: the game
-view, its long-poll, events, record (refused while the game runs) and stream, the
-table, the tournament and its stream, and the pages (game, replay, table,
-tournament, the seat's play page, and their fragments); at a step with a secret
+view, its long-poll, events, record (refused while the game runs) and stream (also
+with ``?view=true``), the table, the tournament and its stream, a seat's account
+stream, and the pages (game, replay, table, tournament, the seat's play page, and
+their fragments); at a step with a secret
 that lasts only a step or two, everyone reads every surface that shows the moves.
 The acting seat's answer to its move is checked too.
 

@@ -12,7 +12,17 @@ from django.utils import timezone
 
 from events.store import NewEvent, append, read_all
 from tournaments import sql
-from tournaments.models import ApiToken, Club, Game, Player, Round, Table, TableSeat, Tournament
+from tournaments.models import (
+    AccountNotice,
+    ApiToken,
+    Club,
+    Game,
+    Player,
+    Round,
+    Table,
+    TableSeat,
+    Tournament,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "sqlite", "postgres"])
 
@@ -124,3 +134,28 @@ def test_lock_club_creation_is_taken_inside_a_transaction_only(store_alias: str)
         sql.lock_club_creation(store_alias)  # taken again by its holder: no wait
     with pytest.raises(RuntimeError, match="open one first"):
         sql.lock_club_creation(store_alias)
+
+
+def test_account_notices_are_read_after_a_position_in_order_and_for_their_login_only(
+    store_alias: str,
+) -> None:
+    user, _, _ = _seated(store_alias)
+    other = User.objects.db_manager(store_alias).create_user("bob")
+    game = _game(store_alias)
+    assert sql.last_account_position(user.pk, store_alias) == (0, 0)
+    made = [
+        AccountNotice.objects.using(store_alias).create(
+            user=who, game=game, seat=seat, sequence=seq, kind="turn"
+        )
+        for who, seat, seq in [(user, 1, 1), (other, 0, 2), (user, 1, 3), (user, 1, 4)]
+    ]
+    rows = sql.account_notices_after(user.pk, 0, 0, 10, store_alias)
+    assert [(game_id, seat, seq, kind) for _, _, game_id, seat, seq, kind in rows] == [
+        (game.pk, 1, 1, "turn"),
+        (game.pk, 1, 3, "turn"),
+        (game.pk, 1, 4, "turn"),
+    ]
+    assert [row for _, row, *_ in rows] == [made[0].pk, made[2].pk, made[3].pk]
+    first = rows[0][:2]
+    assert [r[4] for r in sql.account_notices_after(user.pk, *first, 1, store_alias)] == [3]
+    assert sql.last_account_position(user.pk, store_alias) == rows[-1][:2]

@@ -1,4 +1,4 @@
-"""Live streams as Server-Sent Events: one per game, one per tournament.
+"""Live streams as Server-Sent Events: one per game, one per tournament, one per login.
 
 A stream polls the event store (every ``PARLOUR_STREAM_POLL_SECONDS``) and
 sends each new event as::
@@ -14,6 +14,11 @@ redacted for the caller exactly like the events endpoint (it calls the same
 time (``?timeout=`` seconds, at most ``PARLOUR_STREAM_SECONDS``) — reconnect to
 go on — or with an ``end`` event when its game (tournament) is over.  A
 comment line keeps idle connections open.
+
+The account stream (:class:`AccountFeed`, ``GET /stream/events``) sends a login's
+feed instead (:mod:`tournaments.play.feed`): ``id`` a notice's id, ``event``
+``started``, ``turn`` or ``finished``, ``data`` the game's id and the seat's view.
+It is read through the feed's per-login index and woken on the login's channel.
 
 The same feed runs as a plain generator under WSGI (``runserver``, gunicorn
 sync workers) and as an async generator under ASGI (uvicorn workers): Django
@@ -50,9 +55,10 @@ from parlour.db import release_pooled_connections
 from tournaments import sql
 from tournaments.api import waiting
 from tournaments.api.capacity import Slots, releasing
+from tournaments.api.views.games import view_of
 from tournaments.models import Game, Tournament
-from tournaments.play import Viewer, game_events, game_row, stream_name
-from tournaments.services.access import game_access
+from tournaments.play import Viewer, feed, game_events, game_row, stream_name
+from tournaments.services.access import GameAccess, game_access
 from tournaments.workers import notify
 
 #: Seconds between keep-alive comments on an idle stream.
@@ -92,12 +98,16 @@ class Feed(Protocol):
 
 
 class GameFeed:
-    """The events of one game after ``after`` (a sequence), for ``viewer``."""
+    """The events of one game after ``after`` (a sequence), for ``access``'s viewer; with
+    ``with_view``, each poll's last event carries the viewer's view after it (``view``,
+    what ``GET /games/{id}`` answers them) and the ones before it ``"view": null``."""
 
-    def __init__(self, game_id: int, viewer: Viewer, after: int) -> None:
-        self.game_id = game_id
-        self.viewer = viewer
+    def __init__(self, access: GameAccess, after: int, *, with_view: bool = False) -> None:
+        self.game_id = access.game.pk
+        self.access = access
+        self.viewer = access.viewer
         self.after = after
+        self.with_view = with_view
 
     def start(self) -> list[bytes]:
         return [f"retry: {RETRY_MS}\n\n".encode()]
@@ -111,7 +121,20 @@ class GameFeed:
             return [], True
         frames: list[bytes] = []
         if game.sequence > self.after:
-            for shown in game_events(game, self.viewer, from_sequence=self.after + 1):
+            view = None
+            if self.with_view:
+                # The view first, and no event past it: the last frame's view is the state
+                # that frame's event left (a move committed meanwhile comes next poll).
+                view = view_of(GameAccess(game, self.access.seat, self.access.organiser))
+            shown_events = [
+                shown
+                for shown in game_events(game, self.viewer, from_sequence=self.after + 1)
+                if view is None or shown["sequence"] <= view["sequence"]
+            ]
+            for index, shown in enumerate(shown_events):
+                if self.with_view:
+                    last = index == len(shown_events) - 1
+                    shown = shown | {"view": view if last else None}
                 frames.append(frame(shown, event_id=str(shown["sequence"]), event=shown["type"]))
                 self.after = shown["sequence"]
         if game.is_over and self.after >= game.sequence:
@@ -123,6 +146,87 @@ class GameFeed:
             )
             return frames, True
         return frames, False
+
+
+class AccountFeed:
+    """A login's account feed (:mod:`tournaments.play.feed`) after position ``after``: each of
+    their games that starts, waits for them, or finishes, with the game's id and their
+    seat's current view.  ``after`` ``None`` (a new follower): first every running game of
+    theirs (a ``started`` frame each, ``turn`` too where it waits for them), then the
+    notices from then on.
+
+    A ``turn`` whose game moved on since is not sent: a later notice tells of the game as
+    it is now (or none is due, the seat no longer waited for); a bot acts on a ``turn``
+    frame's view and never on a stale one.
+    """
+
+    def __init__(self, user_id: int, after: Position | None) -> None:
+        self.user_id = user_id
+        self.after = after
+
+    def start(self) -> list[bytes]:
+        return [f"retry: {RETRY_MS}\n\n".encode()]
+
+    def channels(self) -> list[str]:
+        return [notify.user_channel(self.user_id)]
+
+    def poll(self) -> tuple[list[bytes], bool]:
+        if self.after is None:
+            return self._first(), False
+        frames: list[bytes] = []
+        while True:
+            batch = feed.notices_after(self.user_id, self.after, limit=BATCH)
+            if not batch:
+                break
+            games = Game.objects.in_bulk({n.game_id for n in batch})
+            # A game's newest turn notice of the batch: the only one that may be current.
+            newest_turn = {n.game_id: n.position for n in batch if n.kind == feed.Kind.TURN}
+            views: dict[int, dict[str, Any]] = {}
+            for notice in batch:
+                game = games.get(notice.game_id)
+                if game is None:
+                    continue
+                if notice.kind == feed.Kind.TURN and (
+                    newest_turn[game.pk] != notice.position or not _current(notice, game)
+                ):
+                    continue
+                if game.pk not in views:
+                    views[game.pk] = view_of(GameAccess(game, notice.seat, organiser=False))
+                frames.append(self._frame(notice.position, notice.kind, game.pk, views[game.pk]))
+            self.after = batch[-1].position
+            if len(batch) < BATCH:
+                break
+        return frames, False
+
+    def _first(self) -> list[bytes]:
+        """Every running game of the login, as of its newest notice (read first: a game
+        started after it comes again as a notice, none is missed)."""
+        self.after = feed.last_position(self.user_id)
+        running = feed.running_games(self.user_id)
+        games = Game.objects.in_bulk([pk for pk, _ in running])
+        frames: list[bytes] = []
+        for pk, seat in running:
+            game = games.get(pk)
+            if game is None or game.is_over:
+                continue
+            view = view_of(GameAccess(game, seat, organiser=False))
+            frames.append(self._frame(self.after, feed.Kind.STARTED, pk, view))
+            if seat in (game.waiting_for or []):
+                frames.append(self._frame(self.after, feed.Kind.TURN, pk, view))
+        return frames
+
+    @staticmethod
+    def _frame(position: Position, kind: str, game_id: int, view: dict[str, Any]) -> bytes:
+        return frame({"game_id": game_id, "view": view}, event_id=str(position), event=kind)
+
+
+def _current(notice: feed.Notice, game: Game) -> bool:
+    """Whether a ``turn`` notice still tells of the game as it is: not moved on, not over."""
+    return (
+        notice.sequence == game.sequence
+        and not game.is_over
+        and notice.seat in (game.waiting_for or [])
+    )
 
 
 def position_after(last_event_id: str) -> Position | None:
@@ -439,4 +543,12 @@ async def _async_frames(feed: Feed, timeout: float, poll: float) -> AsyncIterato
             )
 
 
-__all__ = ["GameFeed", "TournamentFeed", "frame", "stream_name", "stream_response"]
+__all__ = [
+    "AccountFeed",
+    "GameFeed",
+    "Position",
+    "TournamentFeed",
+    "frame",
+    "stream_name",
+    "stream_response",
+]

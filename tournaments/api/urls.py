@@ -101,6 +101,7 @@ urlpatterns = [
         name="tournament-stream",
     ),
     path("tables/<id:table_id>", rounds.TableDetailView.as_view(), name="table"),
+    path("stream/events", live.AccountStreamView.as_view(), name="account-stream"),
     path("games", games.GameListView.as_view(), name="games"),
     path("games/<id:game_id>", games.GameDetailView.as_view(), name="game"),
     path("games/<id:game_id>/events", games.GameEventsView.as_view(), name="game-events"),

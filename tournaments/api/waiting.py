@@ -8,14 +8,15 @@ Under ASGI (uvicorn workers, production) a waiting long-poll
 no database connection and no Redis connection of its own while it waits:
 
 * **One hub per process** (:class:`Hub`, made on first use in the event loop): a
-  single Redis connection ``PSUBSCRIBE``\\ d to every game's channel
-  (``parlour:<db>:game:<id>``, published by :mod:`tournaments.workers.notify` after each
-  commit).  A message wakes the :class:`Waiter`\\ s registered on its channel, and
+  single Redis connection ``PSUBSCRIBE``\\ d to every channel of the site
+  (``parlour:<db>:*``: each game's ``parlour:<db>:game:<id>`` and each login's account
+  feed ``parlour:<db>:user:<id>``, published by :mod:`tournaments.workers.notify` after
+  each commit).  A message wakes the :class:`Waiter`\\ s registered on its channel, and
   only them: a dictionary look-up, whatever the number of waiters on other games.
   A waiter is an :class:`asyncio.Event` (a future), not a thread.  A tournament's
   stream registers on the channels of the games it knows (a table's next game is
   dealt with its last one's last move, so it is known in time; a new round's first
-  deals are found at the next recheck).
+  deals are found at the next recheck); an account stream on its login's channel.
 * **Reads in a shared thread** (:func:`run_sync`): a waiter reads the database only
   when woken (or every :data:`RECHECK_SECONDS`, in case a message was lost), in one
   of the event loop's few executor threads, and gives the connection back at once.
@@ -158,7 +159,7 @@ class Hub:
             )
             pubsub = client.pubsub()
             try:
-                await pubsub.psubscribe(f"{notify.channel_prefix()}*")
+                await pubsub.psubscribe(notify.channel_pattern())
                 while True:
                     message = await pubsub.get_message(timeout=5.0)
                     if message is None:

@@ -56,6 +56,7 @@ from tournaments.play.state import (
     stream_name,
 )
 from tournaments.play.views import (
+    game_clock,
     game_events,
     game_story,
     game_view,
@@ -83,6 +84,7 @@ __all__ = [
     "create_game",
     "export_record",
     "game_changed",
+    "game_clock",
     "game_ended",
     "game_events",
     "game_story",

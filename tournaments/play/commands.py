@@ -29,7 +29,7 @@ from engine.contract import IllegalAction
 from events import store
 from events.store import Conflict, NewEvent, StoredEvent
 from tournaments.models import Game
-from tournaments.play import keys, randomness
+from tournaments.play import feed, keys, randomness
 from tournaments.play.projection import (
     _current_fields,
     _initial_projection,
@@ -39,7 +39,8 @@ from tournaments.play.projection import (
 )
 from tournaments.play.state import _cache, _fresh, _game, _load, stream_name
 
-#: ``game``, the game's row as that change left it (a copy: receivers may keep it).
+#: ``game``, the game's row as that change left it (a copy: receivers may keep it);
+#: ``users``, the logins whose account feed it wrote to (:mod:`tournaments.play.feed`).
 game_changed = Signal()
 
 #: Sent inside the transaction of the move that ended a game played at a table
@@ -289,11 +290,10 @@ def _after_append(
         )
     fields = _project(fields, engine, steps, seed)
     _save_projection(game, fields)
-    if (
-        fields["status"] == Game.Status.OVER
-        and game.table_id is not None
-        and any(engine.is_over(s) for _, s in steps)
-    ):
+    ended = fields["status"] == Game.Status.OVER and any(engine.is_over(s) for _, s in steps)
+    # The seated logins' account feeds, in the change's own transaction.
+    told = feed.note_change(game, dealt=before is None, ended=ended)
+    if ended and game.table_id is not None:
         # The table's series goes on (or ends) in the same transaction as the
         # move that ended this game: a series can never be left without its
         # next game.
@@ -305,6 +305,6 @@ def _after_append(
     transaction.on_commit(lambda: _cache.put(game_id, last, state))
     transaction.on_commit(
         lambda: game_changed.send(
-            sender=Game, game_id=game_id, sequence=sequence, game=row, state=state
+            sender=Game, game_id=game_id, sequence=sequence, game=row, state=state, users=told
         )
     )

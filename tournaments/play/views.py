@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
+
+from django.utils import timezone
 
 from engine.contract import Game as Engine
 from engine.registry import get_game
@@ -91,6 +94,25 @@ def game_view_at(game: Game | int, viewer: Viewer, sequence: int) -> dict[str, A
     for name in ("sequence", "status", "to_act", "waiting_for", "deadlines", "result", "seed"):
         setattr(then, name, fields[name])
     return game_view(then, viewer, state=state)
+
+
+def game_clock(deadlines: Mapping[str, str], now: datetime | None = None) -> dict[str, Any]:
+    """The clocks of a view (``deadlines`` as :func:`game_view` gives them) as the server
+    reads them now: ``server_time``, and per waited-for seat the milliseconds left
+    (``remaining_ms``, keyed as ``deadlines``; 0 once a deadline has passed).
+
+    A client whose own clock is off counts down from these, not from the absolute
+    deadlines.  Not part of :func:`game_view` itself: a view stays the same as long as
+    its game does (the bots and the pages compare them), a clock does not.
+    """
+    now = now or timezone.now()
+    return {
+        "server_time": now.isoformat(),
+        "remaining_ms": {
+            seat: max(0, int((datetime.fromisoformat(at) - now).total_seconds() * 1000))
+            for seat, at in deadlines.items()
+        },
+    }
 
 
 def is_revealed(game: Game) -> bool:

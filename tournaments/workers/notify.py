@@ -29,6 +29,7 @@ import functools
 import logging
 import threading
 import time
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -75,6 +76,18 @@ def channel(game_id: int) -> str:
     return f"{channel_prefix()}{game_id}"
 
 
+def user_channel(user_id: int) -> str:
+    """The pub/sub channel of login ``user_id``'s account feed (:mod:`tournaments.play.feed`):
+    ``parlour:<db>:user:<id>``, told after each commit that wrote to it."""
+    return f"{channel_pattern()[:-1]}user:{user_id}"
+
+
+def channel_pattern() -> str:
+    """The pattern of every channel of this site's Redis database: ``parlour:<db>:*``
+    (games' and logins')."""
+    return channel_prefix()[: -len("game:")] + "*"
+
+
 def _redis() -> redis.Redis | None:
     """This process's client of ``settings.REDIS_URL`` (``None`` without Redis).
 
@@ -104,8 +117,9 @@ def _redis() -> redis.Redis | None:
 # -- publishing ------------------------------------------------------------------------------
 
 
-def publish(game_id: int, sequence: int) -> None:
-    """Tell waiters that game ``game_id`` is now at ``sequence``.  Never raises.
+def publish(game_id: int, sequence: int, users: Iterable[int] = ()) -> None:
+    """Tell waiters that game ``game_id`` is now at ``sequence``, and the account streams of
+    ``users`` that their feed has news.  Never raises.
 
     Called after the commit: the change stands whatever happens here, and a
     waiter that misses the message finds the change in the database.
@@ -115,6 +129,8 @@ def publish(game_id: int, sequence: int) -> None:
         return  # waiters poll the database
     try:
         client.publish(channel(game_id), str(sequence))
+        for user in sorted(users):  # usually one: the seat the change left waited for
+            client.publish(user_channel(user), str(game_id))
     except REDIS_ERRORS as error:
         log.warning(
             "could not publish game %s at sequence %s (waiters will find it in the database): %s",
@@ -126,7 +142,7 @@ def publish(game_id: int, sequence: int) -> None:
 
 def on_game_changed(sender: Any, game_id: int, sequence: int, **kwargs: Any) -> None:
     """Receiver of :data:`tournaments.play.game_changed`: :func:`publish` the change."""
-    publish(game_id, sequence)
+    publish(game_id, sequence, kwargs.get("users") or ())
 
 
 # -- waiting ---------------------------------------------------------------------------------

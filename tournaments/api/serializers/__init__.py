@@ -33,11 +33,13 @@ from tournaments.api.serializers.common import (
     ProblemTypeSerializer,
 )
 from tournaments.api.serializers.games import (
+    AccountStreamEventSerializer,
     ActionResultSerializer,
     ActionSerializer,
     CauseSerializer,
     DeadlineSerializer,
     GameEventSerializer,
+    GameStreamEventSerializer,
     GameSummarySerializer,
     GameViewSerializer,
     TableSerializer,
@@ -111,4 +113,6 @@ __all__ = [
     "TournamentCreateSerializer",
     "TournamentSerializer",
     "TournamentStreamEventSerializer",
+    "AccountStreamEventSerializer",
+    "GameStreamEventSerializer",
 ]

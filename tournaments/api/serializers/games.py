@@ -19,11 +19,26 @@ class DeadlineSerializer(serializers.Serializer[Any]):
 
     seat = WholeNumberField()
     at = serializers.DateTimeField()
+    remaining_ms = serializers.IntegerField(
+        min_value=0,
+        required=False,
+        help_text="In a game's view: milliseconds left at the view's server_time (0 once"
+        " passed); count down from it rather than from a clock of your own.",
+    )
 
 
-def deadline_list(deadlines: Mapping[str, str]) -> list[dict[str, Any]]:
-    """The stored ``{"<seat>": iso}`` deadlines as the API shows them: a list in seat order."""
-    return [{"seat": int(seat), "at": deadlines[seat]} for seat in sorted(deadlines, key=int)]
+def deadline_list(
+    deadlines: Mapping[str, str], remaining_ms: Mapping[str, int] | None = None
+) -> list[dict[str, Any]]:
+    """The stored ``{"<seat>": iso}`` deadlines as the API shows them: a list in seat order,
+    with each seat's ``remaining_ms`` when given (a view's clock)."""
+    shown = []
+    for seat in sorted(deadlines, key=int):
+        entry: dict[str, Any] = {"seat": int(seat), "at": deadlines[seat]}
+        if remaining_ms is not None:
+            entry["remaining_ms"] = remaining_ms.get(seat, 0)
+        shown.append(entry)
+    return shown
 
 
 class GameSummarySerializer(serializers.ModelSerializer[Game]):
@@ -150,7 +165,7 @@ class SittingSerializer(serializers.Serializer[Any]):
     name = serializers.CharField()
     bot = serializers.CharField(allow_null=True, help_text=BOT_HELP)
     autoplay = serializers.BooleanField(
-        required=False, help_text="Whether the seat's player handed it to a bot (or timed out)."
+        help_text="Whether a bot plays the seat for its player now (handed over, or timed out)."
     )
 
 
@@ -190,7 +205,12 @@ class GameViewSerializer(serializers.Serializer[Any]):
     )
     turn_seconds = WholeNumberField(allow_null=True)
     deadlines = DeadlineSerializer(
-        many=True, help_text="When each waited-for seat's time runs out ([] without a clock)."
+        many=True,
+        help_text="When each waited-for seat's time runs out, and the milliseconds left"
+        " ([] without a clock).",
+    )
+    server_time = serializers.DateTimeField(
+        help_text="The server's time as it made this view: count the clocks down from it."
     )
     commitment = serializers.CharField(
         allow_null=True, help_text="SHA-256 of the shuffle's seed (null: none)."
@@ -230,6 +250,24 @@ class GameEventSerializer(serializers.Serializer[Any]):
     payload = serializers.DictField(help_text="The engine's event (RECORD.md's move shape).")
     cause = CauseSerializer()
     recorded_at = serializers.DateTimeField()
+
+
+class GameStreamEventSerializer(GameEventSerializer):
+    """The data of one event of a game stream; with ``?view=true`` also ``view``."""
+
+    view = GameViewSerializer(
+        required=False,
+        allow_null=True,
+        help_text="With ?view=true: your view after this event (on the last event of each"
+        " batch sent at once; null on the events before it).",
+    )
+
+
+class AccountStreamEventSerializer(serializers.Serializer[Any]):
+    """The data of one frame of the account stream (``started``, ``turn``, ``finished``)."""
+
+    game_id = serializers.IntegerField()
+    view = GameViewSerializer(help_text="Your seat's view of the game now (GET /games/{id}).")
 
 
 class TournamentStreamEventSerializer(GameEventSerializer):

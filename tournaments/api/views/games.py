@@ -32,7 +32,7 @@ from tournaments.api.views.common import GAME_ID, paginate, positive_query
 from tournaments.models import Game
 from tournaments.play import GameContext, keys, table_id_of
 from tournaments.services.access import visible_games
-from tournaments.workers import clock, notify
+from tournaments.workers import autoplay, clock, notify
 
 #: What an Idempotency-Key may be: 1 to 100 visible ASCII characters.
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,100}")
@@ -52,14 +52,31 @@ def view_of(access: GameAccess, state: Any = None, *, at: int | None = None) -> 
     else:
         view = games.game_view(game, access.viewer, state=state)
     context = GameContext.parse(game.context)
+    # The seats handed to a bot (by their player, or after timeouts), as the table shows
+    # them: a seat sees in its own view that the server plays for it.
+    handed = (
+        {seat for seat, on, _ in autoplay.table_seats(game.table_id) if on}
+        if game.table_id is not None
+        else set()
+    )
     sitting = []
     for seat, name in enumerate(view.get("players") or []):
         entry = context.seat(seat)
-        sitting.append({"seat": seat, "player": entry.player, "name": str(name), "bot": entry.bot})
+        sitting.append(
+            {
+                "seat": seat,
+                "player": entry.player,
+                "name": str(name),
+                "bot": entry.bot,
+                "autoplay": seat in handed,
+            }
+        )
+    clock = games.game_clock(view.get("deadlines") or {})
     view.pop("viewer", None)  # the same as "seat" (or null): one name
     view["id"] = view.pop("game_id")
     view["result"] = view.pop("outcome", None)
-    view["deadlines"] = deadline_list(view.get("deadlines") or {})
+    view["deadlines"] = deadline_list(view.get("deadlines") or {}, clock["remaining_ms"])
+    view["server_time"] = clock["server_time"]
     view["commitment"] = view.get("commitment") or None
     view["seat"] = access.seat
     view["tournament"] = context.tournament

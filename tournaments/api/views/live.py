@@ -1,4 +1,5 @@
-"""Following a game or a tournament live: Server-Sent Events (tournaments/api/streams.py)."""
+"""Following a game, a tournament or all your games live: Server-Sent Events
+(tournaments/api/streams.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,13 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from tournaments.api import capacity, streams
-from tournaments.api.permissions import game_access
-from tournaments.api.serializers import GameEventSerializer, TournamentStreamEventSerializer
+from tournaments.api.schema import signed_in_only
+from tournaments.api.permissions import game_access, signed_in
+from tournaments.api.serializers import (
+    AccountStreamEventSerializer,
+    GameStreamEventSerializer,
+    TournamentStreamEventSerializer,
+)
 from tournaments.api.views.common import GAME_ID, TOURNAMENT_ID, tournament_or_404
 
 
@@ -75,7 +81,7 @@ _STREAM_PARAMS = [
 _STREAM_RESPONSE = {
     (200, "text/event-stream"): OpenApiResponse(
         # The schema is that of each frame's data (the body is text/event-stream framing).
-        response=GameEventSerializer,
+        response=GameStreamEventSerializer,
         description="Server-Sent Events: 'id' the sequence, 'event' the type ('dealt' or"
         " 'move'), 'data' a GameEvent as the events endpoint shows it to you; a last 'end'"
         ' event (data: {"game_id", "status", "sequence"}) when the game is over.',
@@ -83,24 +89,88 @@ _STREAM_RESPONSE = {
 }
 
 
+def _with_view(request: Request) -> bool:
+    """``?view=true``: each event carries the caller's view after it."""
+    raw = request.query_params.get("view", "").lower()
+    if raw not in ("", "true", "false", "1", "0"):
+        raise ValidationError({"view": [f"true or false, not {raw!r}"]})
+    return raw in ("true", "1")
+
+
+def _notice_after(request: Request) -> streams.Position | None:
+    """Where an account stream resumes: the position (``tx.id``) a ``Last-Event-ID`` names,
+    ``None`` without one."""
+    last = _last_event_id(request)
+    if not last:
+        return None
+    try:
+        after = streams.position_after(last)
+    except ValueError as error:
+        raise ValidationError({"Last-Event-ID": [str(error)]}) from None
+    if after is None or max(after.tx, after.id) > 2**63 - 1:
+        raise ValidationError({"Last-Event-ID": [f"a position beyond any notice: {last!r}"]})
+    return after
+
+
 class GameStreamView(APIView):
     renderer_classes = [JSONRenderer, EventStreamRenderer]
 
     @extend_schema(
         summary="Follow a game live (Server-Sent Events, resumable with Last-Event-ID)",
-        parameters=[GAME_ID, *_STREAM_PARAMS],
+        parameters=[
+            GAME_ID,
+            *_STREAM_PARAMS,
+            OpenApiParameter(
+                "view",
+                OpenApiTypes.BOOL,
+                description="Each event also carries `view`: your view of the game after it"
+                " (what GET /games/{id} answers you), on the last event of each batch sent"
+                " at once; the events before it in that batch carry `view: null`.",
+            ),
+        ],
         responses=_STREAM_RESPONSE,
         tags=["games"],
     )
     def get(self, request: Request, game_id: int) -> HttpResponseBase:
         access = game_access(request, game_id)
         timeout = _stream_timeout(request)
+        with_view = _with_view(request)
         last = _last_event_id(request) or "0"
         if not (last.isascii() and last.isdigit()) or int(last) > 2**31 - 1:
             raise ValidationError(
                 {"Last-Event-ID": [f"a game's event id is a sequence, not {last!r}"]}
             )
-        feed = streams.GameFeed(access.game.pk, access.viewer, int(last))
+        feed = streams.GameFeed(access, int(last), with_view=with_view)
+        return streams.stream_response(request._request, feed, timeout, capacity.take(request))
+
+
+class AccountStreamView(APIView):
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
+
+    @signed_in_only
+    @extend_schema(
+        summary="Follow all your games (Server-Sent Events, resumable with Last-Event-ID)",
+        description="Every game of yours that starts (`started`), waits for you (`turn`)"
+        " and finishes (`finished`), across your tournaments: `id` the notice's id,"
+        ' `data` {"game_id", "view"} with your seat\'s current view (what GET'
+        " /games/{id} answers you). Without Last-Event-ID it first sends every running"
+        " game of yours (`started`, and `turn` where it waits for you). A `turn` whose"
+        " game moved on before it was sent is left out.",
+        parameters=_STREAM_PARAMS,
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(
+                response=AccountStreamEventSerializer,
+                description="Server-Sent Events: 'id' the notice's id, 'event' started, turn"
+                " or finished, 'data' the game's id and your view of it.",
+            )
+        },
+        tags=["games"],
+    )
+    def get(self, request: Request) -> HttpResponseBase:
+        user = signed_in(request)
+        timeout = _stream_timeout(request)
+        after = _notice_after(request)
+        feed = streams.AccountFeed(user.pk, after)
         return streams.stream_response(request._request, feed, timeout, capacity.take(request))
 
 
