@@ -15,8 +15,8 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from tournaments.api import capacity, streams
-from tournaments.api.schema import signed_in_only
 from tournaments.api.permissions import game_access, signed_in
+from tournaments.api.schema import signed_in_only
 from tournaments.api.serializers import (
     AccountStreamEventSerializer,
     GameStreamEventSerializer,
