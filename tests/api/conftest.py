@@ -92,7 +92,12 @@ def timeless(view: Any) -> Any:
     two views of a game that did not move are equal but for these."""
     if not isinstance(view, dict):
         return view
-    return {k: v for k, v in view.items() if k not in ("server_time", "remaining_ms")}
+    kept = {k: v for k, v in view.items() if k != "server_time"}
+    if isinstance(kept.get("deadlines"), list):
+        kept["deadlines"] = [
+            {k: v for k, v in entry.items() if k != "remaining_ms"} for entry in kept["deadlines"]
+        ]
+    return kept
 
 
 def strings(value: Any) -> set[str]:

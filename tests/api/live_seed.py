@@ -56,6 +56,7 @@ def seed(password: str) -> dict[str, Any]:
     from tournaments import play as games
     from tournaments import services
     from tournaments.api.authentication import create_token
+    from tournaments.models import Game
 
     users = {
         name: User.objects.create_user(name, password=password)
@@ -91,17 +92,26 @@ def seed(password: str) -> dict[str, Any]:
         # Retries and races over HTTP.
         "retry": _tournament(club, "Retry", "old_maid", [people["eli"], people["fay"]]),
         # A bot written against the client generated from the schema plays Gus's seat of
-        # Bhabhi against two bots (one game: the series ends at the first loss); every
-        # move is the bot's (the server plays no forced move for Gus: a game of only
-        # forced moves left it nothing to do).
+        # Bhabhi against two bots.  Some deals end before Gus is ever waited for (the bots
+        # move at once), so the table's series is several deals long and the bot is given
+        # the deal that waits for Gus ("game", below); every move there is the bot's (the
+        # server plays no forced move for Gus).
         "typed": _tournament(
             club,
             "Typed Bhabhi",
             "bhabhi",
             [people["gus"]]
             + [services.add_player(club, f"Typed bot {i}", bot_level="random") for i in (1, 2)],
+            series_target=5,
         ),
     }
+    waiting = (
+        Game.objects.filter(table_id=made["typed"]["table"], status=Game.Status.RUNNING)
+        .order_by("-id")
+        .first()
+    )
+    assert waiting is not None, "no deal of the typed table waits for Gus: seed it again"
+    made["typed"]["game"] = waiting.pk
     # The fuzzer's own club, tournament and game, and a finished standalone game.
     fuzz_players = [
         services.add_player(fuzz_club, "Fuzzer", user=users["fuzz"]),
