@@ -7,6 +7,7 @@ why; under ``CI=true`` a missing service is a failure, never a skip.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 from collections.abc import Iterator
@@ -83,6 +84,20 @@ def _no_login_limits() -> Iterator[None]:
 
     with override_settings(PARLOUR_LOGIN_RATES={"account": None, "address": None}):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache() -> None:
+    """Each test starts with an empty default cache.  Every in-process request of the
+    suite comes from one address, and the API's per-address throttle counts them in
+    calendar minutes: in a full run, an unlucky test met the earlier tests' count and a
+    429 (``/api/v1/docs`` in test_content_security_policy, twice).  Live servers keep
+    their keys under a prefix of their own (tests/api/live.py) and lose nothing they need."""
+    from django.core.cache import caches
+
+    # The cache backend's own errors: a test of Redis being down says so itself.
+    with contextlib.suppress(Exception):
+        caches["default"].clear()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
