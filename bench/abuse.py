@@ -61,6 +61,10 @@ Exit code 0 when every check passes.  ``--quick`` runs every attack, shorter and
 smaller (a baseline of 6 s, 4 s of quiet before each, holds of 8 s, a store of
 10,000 events), to try the script out.
 docs/benchmarks.md ("Abuse") records a full run.
+
+(Over 400 lines, on purpose: a bench script read top to bottom, one section per
+attack of the issue, each with its setup, its attackers and its verdict; the stack,
+the players and the checks it shares are in bench/faults/.)
 """
 
 from __future__ import annotations

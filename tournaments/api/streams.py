@@ -32,6 +32,10 @@ threads, and
 reads anyway every :data:`tournaments.api.waiting.RECHECK_SECONDS` in case a
 notification was lost (every ``PARLOUR_STREAM_POLL_SECONDS`` while the hub is not
 subscribed: no Redis, or Redis down).
+
+(Over 400 lines: the game, tournament and account streams are one mechanism -- the
+frame format, the resumable position, the bounded time, the WSGI and ASGI loops and
+the shared reading of a finished tournament -- with three small feeds on top.)
 """
 
 from __future__ import annotations

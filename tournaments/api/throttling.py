@@ -40,6 +40,11 @@ address's counts without adding to them (:func:`peek_state`).  A rate of
 ``None`` is no limit.  Behind a proxy set ``PARLOUR_NUM_PROXIES`` so the address
 is the client's, not the proxy's.  While the cache does not answer, requests are
 let through (logged): the cache holds nothing else a request needs.
+
+(Over 400 lines: the API's rates, the password logins' limits and the rate headers
+are one mechanism -- the fixed-window counters above, their keys and their one round
+trip -- and each reads the others' counts; split, each would repeat the window
+arithmetic.  The login limits are the obvious room to move out if it grows.)
 """
 
 from __future__ import annotations
