@@ -105,9 +105,13 @@ def _absent(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
     return f"{who.name} is absent for round {absence.round_number}.", _desk(t)
 
 
+def _series_of(t: Tournament, data: Any) -> tuple[Player, int]:
+    """The player and round number a forfeit's form names (refused in words if either is not)."""
+    return _player(t, data.get("player", "")), _round_number(data.get("round", ""))
+
+
 def _forfeit_question(t: Tournament, data: Any) -> str:
-    who = _player(t, data.get("player", ""))
-    number = _round_number(data.get("round", ""))
+    who, number = _series_of(t, data)
     return (
         f"Forfeit {who.name}'s series in round {number}? It counts as last place at"
         " their table, marked “forfeit” in the standings. You can lift it again."
@@ -115,15 +119,13 @@ def _forfeit_question(t: Tournament, data: Any) -> str:
 
 
 def _forfeit(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
-    who = _player(t, data.get("player", ""))
-    number = _round_number(data.get("round", ""))
+    who, number = _series_of(t, data)
     services.forfeit(t, who, number, by=request.user)
     return f"{who.name}'s series in round {number} is forfeited.", _desk(t)
 
 
 def _unforfeit_question(t: Tournament, data: Any) -> str:
-    who = _player(t, data.get("player", ""))
-    number = _round_number(data.get("round", ""))
+    who, number = _series_of(t, data)
     return (
         f"Lift the forfeit of {who.name}'s series in round {number}? The series then counts"
         " as it was played (a bot's play included)."
@@ -131,8 +133,7 @@ def _unforfeit_question(t: Tournament, data: Any) -> str:
 
 
 def _unforfeit(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
-    who = _player(t, data.get("player", ""))
-    number = _round_number(data.get("round", ""))
+    who, number = _series_of(t, data)
     services.unforfeit(t, who, number, by=request.user)
     return f"{who.name}'s series in round {number} counts as played again.", _desk(t)
 
