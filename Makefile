@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 8000
 
-.PHONY: install run test lint bench clean chromium
+.PHONY: install run test lint bench clean chromium messages gettext
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 ## make run: migrate, load the demo club, start the web server and a Celery worker.
-run: install
+run: install messages
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
 	PORT=$(PORT) $(BIN)/python -m parlour.devserver
@@ -24,7 +24,7 @@ run: install
 ## when those servers are missing, except under CI=true where that is a failure).
 ## Tests publish Celery tasks as a side effect of moves: unless CI points the broker
 ## at Redis, they go to an in-memory broker, never into make run's var/broker.sqlite3.
-test: install lint chromium
+test: install lint chromium messages
 	PARLOUR_TEST_BOTH_BACKENDS=1 CELERY_BROKER_URL=$${CELERY_BROKER_URL:-memory://} \
 		$(BIN)/python -m pytest
 
@@ -34,6 +34,16 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] \
 		|| (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
 		|| echo "could not install chromium: the browser tests will say why they skip"
+
+## The translations (docs/i18n.md): locale/*/LC_MESSAGES/*.po compiled to .mo with GNU
+## gettext's msgfmt, which is installed when missing and we are root.
+messages: install gettext
+	$(BIN)/python manage.py compilemessages --ignore .venv --ignore var --verbosity 0
+
+gettext:
+	@command -v msgfmt >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] \
+		|| (apt-get update -qq && apt-get install -y -qq gettext >/dev/null) \
+		|| echo "could not install gettext: the pages will be in English only"
 
 lint: install
 	$(BIN)/ruff check .

@@ -92,6 +92,9 @@ MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "tournaments.api.middleware.ApiProblemMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language of pages and messages (docs/i18n.md): after the session, before
+    # anything that renders.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -266,7 +269,16 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 
-LANGUAGE_CODE = "en"
+# Pages and messages in Russian and English (docs/i18n.md).  English is the source
+# language of the catalogs and the default for a request that names neither.
+LANGUAGES = [("ru", "Русский"), ("en", "English")]
+LANGUAGE_CODE = env_str("LANGUAGE_CODE", "en")
+if LANGUAGE_CODE not in dict(LANGUAGES):
+    raise ConfigError(f"LANGUAGE_CODE must be one of {', '.join(dict(LANGUAGES))}")
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# The switcher's choice is remembered for a year, not for the browser session.
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True

@@ -2,6 +2,7 @@
 
 from django.contrib import admin
 from django.urls import include, path, re_path
+from django.views.i18n import JavaScriptCatalog
 
 from tournaments.api.problems import api_not_found
 from tournaments.api.views import RootView
@@ -13,6 +14,10 @@ urlpatterns = [
     path("api/v1/", include("tournaments.api.urls")),
     path("api/v1", RootView.as_view(schema=None)),
     re_path(r"^api(?:/.*)?$", api_not_found),
+    # The language switcher's POST (Django's set_language) and the JavaScript's
+    # translations (docs/i18n.md).
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("", include("tournaments.urls")),
 ]
 
