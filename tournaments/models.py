@@ -349,8 +349,9 @@ class Round(models.Model):
     """One round of a tournament: its seating and its tables."""
 
     class Status(models.TextChoices):
-        SEATED = "seated", pgettext_lazy(
-            "round status", "seated (the organiser may still adjust it)"
+        SEATED = (
+            "seated",
+            pgettext_lazy("round status", "seated (the organiser may still adjust it)"),
         )
         PLAYING = "playing", pgettext_lazy("round status", "playing")
         FINISHED = "finished", pgettext_lazy("round status", "finished")

@@ -12,8 +12,8 @@ from fractions import Fraction
 from typing import Any
 
 from django import template
-from django.utils.html import format_html, format_html_join
 from django.utils.formats import number_format
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, pgettext
 
@@ -119,7 +119,10 @@ def standings_chart(rows: Sequence[Any], rounds: Sequence[int]) -> SafeString:
     labels = [
         (pgettext("chart axis", "start"), gettext("before round 1")),
         *[
-            (gettext("R%(number)s") % {"number": n}, gettext("after round %(number)s") % {"number": n})
+            (
+                gettext("R%(number)s") % {"number": n},
+                gettext("after round %(number)s") % {"number": n},
+            )
             for n in rounds
         ],
     ]
@@ -245,7 +248,10 @@ def rating_chart(values: Sequence[int], title: str = "") -> SafeString:
     )
     parts.append(
         format_html(
-            '<text class="axis" x="{}" y="{}">{} →</text>', left, height - 6, gettext("tables played")
+            '<text class="axis" x="{}" y="{}">{} →</text>',
+            left,
+            height - 6,
+            gettext("tables played"),
         )
     )
     return format_html(

@@ -65,7 +65,9 @@ def my_notices(request: HttpRequest) -> HttpResponse:
     A poll holds no stream slot and costs what :func:`running_games_of` costs.
     """
     if not request.user.is_authenticated:
-        return JsonResponse({"games": [], "message": gettext("Log in to see your games.")}, status=401)
+        return JsonResponse(
+            {"games": [], "message": gettext("Log in to see your games.")}, status=401
+        )
     games = [
         game.as_dict() | {"play_url": reverse("game-play", args=[game.game_id])}
         for game in running_games_of(request.user)

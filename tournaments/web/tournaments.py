@@ -124,7 +124,8 @@ def tournament_my_entry(request: HttpRequest, tournament_id: int, action: str) -
         if not entered:
             messages.error(
                 request,
-                gettext("You are not registered in %(tournament)s.") % {"tournament": tournament.name},
+                gettext("You are not registered in %(tournament)s.")
+                % {"tournament": tournament.name},
             )
             return redirect("tournament", tournament_id=tournament.pk)
         return render(
