@@ -14,7 +14,9 @@ from collections.abc import Callable
 from html.parser import HTMLParser
 
 import pytest
+from django.template.loader import render_to_string
 from django.test import Client
+from django.utils import translation
 
 from tests.factories import PageWorld, bot_tournament
 from tournaments import services
@@ -219,3 +221,12 @@ def test_the_javascript_catalog_in_russian_holds_the_scripts_words(world: PageWo
     script = world.client().get("/jsi18n/", HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     for words in ("время вышло", "Пауза", "Оповещения: вкл.", "Скрыть это оповещение"):
         assert words in script.encode().decode("unicode_escape") or words in script
+
+
+def test_the_busy_page_is_in_the_language_of_the_request() -> None:
+    # 503.html is rendered without a request (the database is out): the language is the one
+    # LocaleMiddleware activated for the request that failed.
+    with translation.override("ru"):
+        page = render_to_string("503.html", {"retry_after": 5})
+    assert '<html lang="ru">' in page
+    assert_russian(read(page), ["Сервер ненадолго занят", "обновите её"], ["Busy", "reload"])
