@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 import pytest
 from django.template.loader import render_to_string
 from django.test import Client
-from django.utils import translation
+from django.utils import formats, translation
 
 from tests.factories import PageWorld, bot_tournament
 from tournaments import services
@@ -95,8 +95,13 @@ def test_a_finished_tournament_page_in_russian_has_its_standings_podium_and_stat
         ["окончен", "Призёры", "Итоговая турнирная таблица", "Игрок", "Очки", "Т1", "Туры"],
         ["finished", "Podium", "Final standings", "Player", "Points", "Rounds", "Table"],
     )
-    # Fractional points use the Russian decimal comma.
+    # Fractional points use the Russian decimal comma, the date the Russian month's name.
     assert re.search(r"\b\d,\d", text), text
+    made = tournament.created_at
+    with translation.override("ru"):
+        assert formats.date_format(made, "DATE_FORMAT") in text
+    months = "января|февраля|марта|апреля|мая|июня|июля|августа|сентября|октября|ноября|декабря"
+    assert re.search(rf"\d{{1,2}} ({months}) \d{{4}}", text), text
 
 
 def test_points_on_a_russian_page_use_the_decimal_comma_and_the_english_keep_the_point(
