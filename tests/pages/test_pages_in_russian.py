@@ -235,3 +235,14 @@ def test_the_busy_page_is_in_the_language_of_the_request() -> None:
         page = render_to_string("503.html", {"retry_after": 5})
     assert '<html lang="ru">' in page
     assert_russian(read(page), ["Сервер ненадолго занят", "обновите её"], ["Busy", "reload"])
+
+
+def test_a_spectator_on_a_play_page_is_refused_in_russian(world: PageWorld) -> None:
+    tournament = bot_tournament(world, "bhabhi", players=3, play=False)
+    game = Game.objects.get(table__round__tournament=tournament)
+    text = russian(world.client(world.person), f"/games/{game.pk}/play", status=403)
+    assert_russian(
+        text,
+        ["Нет доступа", "Вы не сидите за этим столом", "На главную страницу клуба"],
+        ["Not allowed", "You do not sit at this table", "Back to the club's home"],
+    )
