@@ -58,6 +58,7 @@ from engine.shapes import (
     one_of_values,
     record,
 )
+from engine.words import gettext_noop
 
 LEAD = "lead"
 TRICK = "trick"
@@ -138,7 +139,7 @@ class Bhabhi(Game[BhabhiState]):
     """Bhabhi / Getaway, Punjabi variant: the highest card of the led suit picks up."""
 
     id = "bhabhi"
-    name = "Bhabhi / Getaway"
+    name = gettext_noop("Bhabhi / Getaway")
     min_seats = 3
     max_seats = 8
     deck = full_deck()

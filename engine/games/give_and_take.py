@@ -48,6 +48,7 @@ from engine.shapes import (
     one_of_values,
     record,
 )
+from engine.words import gettext_noop
 
 Phase = Literal["declare", "place", "over"]
 
@@ -334,7 +335,7 @@ class GiveAndTake(Game[GiveAndTakeState]):
     """Give & Take: simultaneous rounds of duets, captures and a race to run out."""
 
     id: ClassVar[str] = "give_and_take"
-    name: ClassVar[str] = "Give & Take"
+    name: ClassVar[str] = gettext_noop("Give & Take")
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 4
     deck: ClassVar[tuple[Card, ...]] = full_deck()

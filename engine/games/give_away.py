@@ -37,6 +37,7 @@ from engine.shapes import (
     nullable,
     record,
 )
+from engine.words import gettext_noop
 
 #: Foundation slots on the table.
 FOUNDATIONS = 4
@@ -97,7 +98,7 @@ class GiveAway(Game[GiveAwayState]):
     """Give Away, shared foundations, turn-based."""
 
     id = "give_away"
-    name = "Give Away"
+    name = gettext_noop("Give Away")
     min_seats = 2
     max_seats = 6
     deck = full_deck()

@@ -54,6 +54,7 @@ from engine.shapes import (
     nullable,
     record,
 )
+from engine.words import gettext_noop
 
 _SORT_KEY: dict[Card, int] = {
     r + s: i * len(SUITS) + j for i, r in enumerate(RANKS) for j, s in enumerate(SUITS)
@@ -157,7 +158,7 @@ class OldMaid(Game[OldMaidState]):
     """Old Maid with 51 cards for 2 to 6 players."""
 
     id = "old_maid"
-    name = "Old Maid"
+    name = gettext_noop("Old Maid")
     min_seats = 2
     max_seats = 6
     deck = old_maid_deck()
