@@ -101,6 +101,16 @@ class GiveAndTakePresenter(Presenter):
         kind = action.get("type")
         # One sentence per pile: a translation declines "left" and "right" with the pile.
         left = action.get("pile") == "left"
+        if kind == "declare_ace" and action.get("pile") is None:
+            # The declaration stays secret until the round is revealed.
+            return format_html(gettext("{who} declares an ace"), who=who)
+        if kind == "declare_ace" and action.get("value") is None:
+            return format_html(
+                gettext("{who} declares the ace on their left pile")
+                if left
+                else gettext("{who} declares the ace on their right pile"),
+                who=who,
+            )
         if kind == "declare_ace":
             return format_html(
                 gettext("{who} counts the ace on their left pile as {value}")
