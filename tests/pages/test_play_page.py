@@ -321,3 +321,28 @@ def test_a_refusal_on_the_play_page_is_in_russian_for_a_russian_reader(
     assert "Нельзя: " in form.content.decode()
     game.refresh_from_db()
     assert game.sequence == before, "nothing was stored"
+
+
+@pytest.mark.parametrize(
+    "kind,name",
+    [
+        ("give_away", "Give Away: общие базы"),
+        ("old_maid", "Старая дева"),
+        ("bhabhi", "Бхабхи (Getaway)"),
+        ("give_and_take", "Дайте и возьмите"),
+    ],
+)
+def test_the_play_page_of_a_russian_reader_tells_the_game_in_russian(
+    world: PageWorld, make_person_game: Callable[..., Game], kind: str, name: str
+) -> None:
+    game = make_person_game(kind)
+    page = (
+        world.client(world.person)
+        .get(f"/games/{game.pk}/play", HTTP_ACCEPT_LANGUAGE="ru")
+        .content.decode()
+    )
+    assert name in page
+    # The log's deal, the cards' spoken names and the piles are Russian.
+    assert "раздаёт" in page and " deals " not in page
+    assert re.search(r'aria-label="[^"]*(пик|червей|бубен|треф|рубашкой вверх|на руке)"', page)
+    assert not re.search(r'aria-label="[^"]*\b(of spades|of hearts|of diamonds|of clubs)', page)
