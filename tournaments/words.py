@@ -14,6 +14,7 @@ from __future__ import annotations
 from django.utils.translation import gettext
 
 from engine.contract import IllegalAction
+from engine.record import RecordError
 from engine.words import Either, Phrase
 
 
@@ -36,3 +37,13 @@ def _value(value: object) -> str:
 def refusal(error: IllegalAction) -> str:
     """Why the rules refused an action, in the active language."""
     return say(error.phrase)
+
+
+def record_fault(error: RecordError) -> str:
+    """Why a record does not hold, in the active language (``move 3: …`` for a move)."""
+    if error.index is None:
+        return say(error.phrase)
+    return gettext("move %(index)s: %(reason)s") % {
+        "index": error.index,
+        "reason": say(error.phrase),
+    }

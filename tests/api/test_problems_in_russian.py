@@ -3,11 +3,14 @@ fields never change with the language."""
 
 from __future__ import annotations
 
+import random
 import re
 
 from tests.api.conftest import Api
-from tests.api.test_games import act, drawer, is_problem
+from tests.api.test_games import act, drawer, is_problem, standalone
 from tests.factories import ClubWorld, tournament_game
+from tests.service.play import play
+from tournaments import play as service
 
 RUSSIAN = {"Accept-Language": "ru"}
 
@@ -50,3 +53,17 @@ def test_the_catalogue_of_problem_types_is_read_in_the_language_asked(api: Api) 
     assert english["type"] == russian["type"] and english["status"] == russian["status"]
     assert english["title"] == "Illegal action" and russian["title"] == "Недопустимый ход"
     assert russian["description"].startswith("Правила сейчас не разрешают")
+
+
+def test_a_tampered_record_is_told_in_russian_naming_the_move(world: ClubWorld, api: Api) -> None:
+    game = play(standalone(world), random.Random(5))
+    record = service.export_record(game)
+    draws = [i for i, m in enumerate(record["moves"]) if m["action"]["type"] == "draw"]
+    record["moves"][draws[0]]["action"]["index"] = 50
+    _, english, _ = api.post("/api/v1/records/verify", record)
+    status, russian, _ = api.post("/api/v1/records/verify", record, headers=RUSSIAN)
+    assert status == 422 and russian["type"] == english["type"] == "/api/v1/problems/invalid-record"
+    assert russian["move_index"] == english["move_index"] == draws[0]
+    assert english["detail"].startswith(f"move {draws[0]}: seat ")
+    assert russian["title"] == "Неверная запись партии"
+    assert russian["detail"].startswith(f"ход {draws[0]}: в веере места "), russian["detail"]

@@ -54,7 +54,7 @@ from engine.record import RecordError
 from events.store import Conflict, IdempotencyKeyReused
 from tournaments.play import GameNotOver
 from tournaments.services import ServiceError
-from tournaments.words import refusal
+from tournaments.words import record_fault, refusal
 
 logger = logging.getLogger("parlour.api")
 
@@ -385,7 +385,7 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
     if isinstance(exc, RecordError):
         return answer(
             "invalid-record",
-            str(exc),
+            record_fault(exc),
             field=exc.field,
             extra={"move_index": exc.index},
         )
