@@ -34,6 +34,7 @@ from tournaments.web.common import (
     series_text,
     wants_fragment,
 )
+from tournaments.words import refusal
 from tournaments.workers import clock
 
 
@@ -132,7 +133,8 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
         try:
             sequence = _submit(game.pk, seat, action, expected)
         except IllegalAction as error:
-            message, status = gettext("Not allowed: %(reason)s") % {"reason": error.reason}, 400
+            message = gettext("Not allowed: %(reason)s") % {"reason": refusal(error)}
+            status = 400
         except Conflict:
             message = gettext("The game moved on before your move arrived: choose again.")
             status = 409
