@@ -12,6 +12,7 @@ here, and so does a Russian page with an English word on it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -519,3 +520,14 @@ def test_the_pages_that_name_a_game_link_to_its_rules(world: PageWorld) -> None:
         reverse("game", args=[game.pk]),
     ):
         assert rules in client.get(url).content.decode(), url
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_play_page_links_the_rules_of_its_game_in_russian_too(
+    world: PageWorld, make_person_game: Callable[..., Game], game: str
+) -> None:
+    played = make_person_game(game)
+    client = world.client(world.person)
+    page = client.get(reverse("game-play", args=[played.pk]), HTTP_ACCEPT_LANGUAGE="ru")
+    rules = reverse("rules-game", args=[game])
+    assert f'<a class="rules-link small" href="{rules}">Правила</a>' in page.content.decode()
