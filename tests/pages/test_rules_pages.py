@@ -474,6 +474,18 @@ def test_a_russian_rules_page_has_no_english_word_but_the_games_names(url: str) 
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_the_frame_of_a_russian_rules_page_is_russian_too(game: str) -> None:
+    html = Client().get(f"/rules/{game}", HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    title = re.search(r"<title>(.*?)</title>", html, re.S)
+    assert title and title.group(1).startswith("Правила: ")
+    crumbs = html.split('<p class="crumbs">')[1].split("</p>")[0]
+    others = html.split("</article>")[1].split("</main>")[0]
+    for part in (title.group(1), crumbs, others):
+        words = _latin_words(re.sub(r"<[^>]+>", " ", part))
+        assert not [w for w in words if w not in PROPER_NAMES], part
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_tochoo_appears_on_a_russian_page_only_in_brackets(game: str) -> None:
     prose = "".join(read(Client(), f"/rules/{game}", "ru").text)
     assert prose.count("tochoo") == prose.count("(tochoo)")
@@ -518,6 +530,7 @@ def test_the_pages_that_name_a_game_link_to_its_rules(world: PageWorld) -> None:
         reverse("tournament", args=[tournament.pk]),
         reverse("table", args=[table.pk]),
         reverse("game", args=[game.pk]),
+        reverse("game-replay", args=[game.pk]),
     ):
         assert rules in client.get(url).content.decode(), url
 
