@@ -5,17 +5,19 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 
 from engine.bots import bot_levels
 from engine.registry import all_games
 from tournaments import sql
-from tournaments.models import Club, LoginLinkChange, Player
+from tournaments.models import AccountLanguage, Club, LoginLinkChange, Player
 from tournaments.services.base import ServiceError
 
 
@@ -259,6 +261,33 @@ def close_signup_link(club: Club) -> None:
     with transaction.atomic():
         Club.objects.filter(pk=club.pk).update(signup_token="")
     club.signup_token = ""
+
+
+def _language(code: str, *, blank: bool) -> str:
+    codes = dict(settings.LANGUAGES)
+    if code in codes or (blank and code == ""):
+        return code
+    raise ServiceError(
+        _("there is no language %(code)r: choose one of %(codes)s")
+        % {"code": code, "codes": ", ".join(codes)},
+        "language",
+    )
+
+
+def set_club_language(club: Club, language: str) -> None:
+    """The language of the club's pages and members when nobody chose one and the browser
+    asks for none we have (docs/i18n.md); ``""``: no default of the club's."""
+    language = _language(language, blank=True)
+    with transaction.atomic():
+        Club.objects.filter(pk=club.pk).update(language=language)
+    club.language = language
+
+
+def remember_language(user: User, language: str) -> None:
+    """Keep the language a login chose with the switcher, for their other devices."""
+    language = _language(language, blank=False)
+    with transaction.atomic():
+        AccountLanguage.objects.update_or_create(user=user, defaults={"language": language})
 
 
 def club_of_signup_link(token: str) -> Club | None:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext, gettext_lazy
 
 from engine.registry import all_games, get_game
 from engine.series import SeriesFormat
@@ -15,9 +16,9 @@ from tournaments.services.base import ServiceError, _lock, _positive
 #: The series kinds (:mod:`engine.series`) in the organiser's words; the form's choices
 #: (:mod:`tournaments.forms`) and the refusals say them alike.
 SERIES_KIND_WORDS = {
-    "first_to": "first to N round wins",
-    "losses": "N deals, fewest losses",
-    "place_points": "N games, place points",
+    "first_to": gettext_lazy("first to N round wins"),
+    "losses": gettext_lazy("N deals, fewest losses"),
+    "place_points": gettext_lazy("N games, place points"),
 }
 
 
@@ -33,11 +34,12 @@ def series_kinds(game: str) -> tuple[str, ...]:
 
 def series_refusal(game: str, kind: str) -> str:
     """Why ``game`` cannot be played as a series of ``kind``, in the organiser's words."""
-    allowed = " or ".join(SERIES_KIND_WORDS.get(k, k) for k in series_kinds(game))
-    return (
-        f"{get_game(game).name} is played as {allowed}, not"
-        f" {SERIES_KIND_WORDS.get(kind, kind)}: choose that series"
-    )
+    allowed = gettext(" or ").join(str(SERIES_KIND_WORDS.get(k, k)) for k in series_kinds(game))
+    return gettext("%(game)s is played as %(allowed)s, not %(kind)s: choose that series") % {
+        "game": get_game(game).name,
+        "allowed": allowed,
+        "kind": SERIES_KIND_WORDS.get(kind, kind),
+    }
 
 
 def _series_format(
