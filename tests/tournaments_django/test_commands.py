@@ -119,7 +119,7 @@ def test_play_bots_plays_a_bot_tournament_to_the_end() -> None:
     out = run("play_bots", "--tournament", str(t.pk), "--next-rounds")
     t.refresh_from_db()
     assert t.status == Tournament.Status.FINISHED
-    assert "it is finished, 0 games waiting for a person" in out
+    assert "it is finished, 0 game(s) waiting for a person" in out
     out = run("show_seating", str(t.pk), "--round", "1", "--standings")
     assert "Round 1: finished" in out and "placings" in out
 

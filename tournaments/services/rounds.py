@@ -157,10 +157,12 @@ def _seat(
     ids = [str(p.pk) for p in players]
     if len(ids) < tournament.table_min:
         raise ServiceError(
+            # The English says "player(s)" in both forms, as it always has; each
+            # catalog's language has its own plural forms.
             ngettext(
-                "round %(number)s cannot start: %(count)s player checked in, a table"
+                "round %(number)s cannot start: %(count)s player(s) checked in, a table"
                 " needs at least %(table_min)s (check players in, or use auto check-in)",
-                "round %(number)s cannot start: %(count)s players checked in, a table"
+                "round %(number)s cannot start: %(count)s player(s) checked in, a table"
                 " needs at least %(table_min)s (check players in, or use auto check-in)",
                 len(ids),
             )
@@ -255,9 +257,9 @@ def start_round(
                 raise ServiceError(
                     ngettext(
                         "round %(number)s cannot start: round %(last_number)s still"
-                        " has %(count)s table playing",
+                        " has %(count)s table(s) playing",
                         "round %(number)s cannot start: round %(last_number)s still"
-                        " has %(count)s tables playing",
+                        " has %(count)s table(s) playing",
                         busy.count(),
                     )
                     % {"number": number, "last_number": last.number, "count": busy.count()},

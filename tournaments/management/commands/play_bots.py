@@ -95,9 +95,9 @@ class Command(LanguageCommand):
         ).count()
         self.stdout.write(
             ngettext(
-                "%(moves)s in %(tournament)s; it is %(status)s, %(running)s game"
+                "%(moves)s in %(tournament)s; it is %(status)s, %(running)s game(s)"
                 " waiting for a person",
-                "%(moves)s in %(tournament)s; it is %(status)s, %(running)s games"
+                "%(moves)s in %(tournament)s; it is %(status)s, %(running)s game(s)"
                 " waiting for a person",
                 running,
             )
