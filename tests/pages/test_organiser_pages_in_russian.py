@@ -65,7 +65,7 @@ def test_the_desk_and_its_messages_are_in_russian(world: PageWorld) -> None:
     desk = f"/tournaments/{made.pk}/manage"
     page = _page(client, desk)
     for text in ("Туры", "Игроки", "Зарегистрировать выбранных игроков", "Исправления",
-                 "Пока никто не зарегистрирован.", "Рассадить тур 1"):  # fmt: skip
+                 "Пока никто не записался.", "Рассадить тур 1"):  # fmt: skip
         assert text in page, text
     _absent(page, "Rounds", "Register the chosen players", "Corrections", "Seat round 1")
     ids = [str(p.pk) for p in world.bots[:3]]
