@@ -1,10 +1,11 @@
-"""Every string a person reads is marked for translation (issue 23), in the templates and in
-the Python that writes words for people.
+"""Every string a person reads is marked for translation (issue 23): in the templates, in the
+Python that writes words for people, and in the pages' JavaScript.
 
 tests/project/test_translations.py proves that what is marked is in the Russian catalog,
 translated; this module proves that nothing a person reads escapes the marking.  It reads the
 sources (Django's template Lexer for templates, Python's ast for the code) rather than the
-rendered pages, so it sees every branch of every template, also those no test world reaches;
+rendered pages (a scanner for the plain JavaScript, which has no build), so it sees every
+branch of every template, also those no test world reaches;
 tests/pages/test_russian_pages.py and tests/browser/test_in_russian.py look at the pages.
 """
 
@@ -455,6 +456,128 @@ def test_every_string_a_person_reads_in_python_is_marked(module: Path) -> None:
     )
 
 
+# -- JavaScript ----------------------------------------------------------------------------
+
+JAVASCRIPT = ROOT / "tournaments" / "static" / "parlour"
+#: The JavaScript catalog's marking functions (Django's /jsi18n/).
+JS_GETTEXT = {"gettext", "ngettext", "pgettext", "npgettext", "gettext_noop"}
+#: Calls whose literal arguments are selectors, events or keys, not words.
+JS_NOT_READ = {
+    "querySelector",
+    "querySelectorAll",
+    "closest",
+    "matches",
+    "getElementById",
+    "getAttribute",
+    "removeAttribute",
+    "hasAttribute",
+    "addEventListener",
+    "createElement",
+    "add",
+    "remove",
+    "toggle",
+    "contains",
+    "Error",
+    "log",
+    "warn",
+}
+#: Where a lone word is read: ``el.textContent = "Play"``, ``setAttribute("aria-label", …)``.
+JS_READ_TARGET = re.compile(
+    r"(?:textContent|innerText|title|placeholder|alt|message|text|body)\s*[:=]\s*$"
+    r"|setAttribute\(\s*[\"'](?:aria-label|title|alt|placeholder)[\"']\s*,\s*$"
+)
+#: A literal joined to others with ``+``: read when it is words, not a key (``":turn:"``).
+JS_JOINED = re.compile(r"\+\s*$")
+JS_KEY = re.compile(r"^[\w:#?=&./\[\]\"'-]*$")
+
+
+def js_literals(source: str) -> Iterator[tuple[int, str, str, list[str]]]:
+    """Each string literal of a script: its line, text, the code just before it, and the
+    names of the calls it is inside (a scanner, not a parser: enough for our plain scripts)."""
+    i, line, calls = 0, 1, []
+    while i < len(source):
+        char = source[i]
+        if source.startswith("//", i):
+            end = source.find("\n", i)
+            i = len(source) if end < 0 else end
+            continue
+        if source.startswith("/*", i):
+            end = source.find("*/", i) + 2
+            line += source.count("\n", i, end)
+            i = end
+            continue
+        if char in "'\"`":
+            j = i + 1
+            while j < len(source) and source[j] != char:
+                j += 2 if source[j] == "\\" else 1
+            text = source[i + 1 : j]
+            yield line, re.sub(r"\$\{[^}]*\}", "{}", text), source[max(0, i - 60) : i], calls[:]
+            line += text.count("\n")
+            i = j + 1
+            continue
+        if char == "(":
+            name = re.search(r"([\w$]+)\s*$", source[max(0, i - 40) : i])
+            calls.append(name.group(1) if name else "")
+        elif char == ")" and calls:
+            calls.pop()
+        elif char == "\n":
+            line += 1
+        i += 1
+
+
+def unmarked_in_javascript(source: str) -> list[tuple[int, str]]:
+    found = []
+    for line, text, before, calls in js_literals(source):
+        if any(call in JS_GETTEXT for call in calls) or (calls and calls[-1] in JS_NOT_READ):
+            continue
+        words = WORD.findall(without_allowed(text))
+        if not words or text == "use strict" or "className" in before[-20:]:
+            continue
+        if re.search(r"[!=]==?\s*$", before):  # a comparison with a key
+            continue
+        sentence = len(words) >= 2 and not JS_KEY.match(text)
+        read_here = bool(JS_READ_TARGET.search(before)) or (
+            bool(JS_JOINED.search(before)) and not JS_KEY.match(text)
+        )
+        if sentence or read_here:
+            found.append((line, text))
+    return found
+
+
+def scripts() -> list[Path]:
+    return sorted(JAVASCRIPT.glob("*.js"))
+
+
+def test_the_javascript_check_finds_what_a_person_reads() -> None:
+    source = """
+    "use strict";
+    // a comment with "quoted words" in it
+    el.textContent = on ? "Alerts: on" : gettext("Alerts: off");
+    link.textContent = "Play";
+    link.className = "button primary";
+    root.querySelectorAll("ol.moves li");
+    var key = game.game_id + ":turn:" + n;
+    el.setAttribute("aria-label", "Hide this notice");
+    var text = interpolate(gettext("Your move: %s"), [name]) + " (and " + n + ")";
+    """
+    assert [text for _, text in unmarked_in_javascript(source)] == [
+        "Alerts: on",
+        "Play",
+        "Hide this notice",
+        " (and ",
+    ]
+
+
+@pytest.mark.parametrize("script", scripts(), ids=lambda p: p.name)
+def test_every_string_a_person_reads_in_javascript_is_marked(script: Path) -> None:
+    unmarked = unmarked_in_javascript(script.read_text(encoding="utf-8"))
+    assert not unmarked, (
+        f"{script.relative_to(ROOT)}: {len(unmarked)} unmarked strings people read"
+        " (wrap them in gettext() / ngettext() of the JavaScript catalog, interpolate() for"
+        " the values):\n  " + "\n  ".join(f"line {line}: {text!r}" for line, text in unmarked)
+    )
+
+
 def every_unmarked() -> Iterator[str]:
     """All offenders, for a report: ``python -c 'from tests.project.test_marked_strings import
     every_unmarked; print(*every_unmarked(), sep="\\n")'`` (with Django set up)."""
@@ -465,3 +588,6 @@ def every_unmarked() -> Iterator[str]:
         source = module.read_text(encoding="utf-8")
         for line, text in unmarked_in_python(source, sentences=not only_messages(module)):
             yield f"{module.relative_to(ROOT)}:{line}: {text!r}"
+    for script in scripts():
+        for line, text in unmarked_in_javascript(script.read_text(encoding="utf-8")):
+            yield f"{script.relative_to(ROOT)}:{line}: {text!r}"
