@@ -3,9 +3,9 @@ Python that writes words for people, and in the pages' JavaScript.
 
 tests/project/test_translations.py proves that what is marked is in the Russian catalog,
 translated; this module proves that nothing a person reads escapes the marking.  It reads the
-sources (Django's template Lexer for templates, Python's ast for the code) rather than the
-rendered pages (a scanner for the plain JavaScript, which has no build), so it sees every
-branch of every template, also those no test world reaches;
+sources — templates with Django's template Lexer, Python with ast, the plain JavaScript (no
+build) with a small scanner — rather than the rendered pages, so it sees every branch of
+every template, also those no test world reaches;
 tests/pages/test_russian_pages.py and tests/browser/test_in_russian.py look at the pages.
 """
 
