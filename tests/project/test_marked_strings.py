@@ -208,9 +208,11 @@ GETTEXT = {
     "pgettext_lazy",
     "npgettext",
     "npgettext_lazy",
+    "gettext_noop",
     "_",
 }
-#: Calls whose literal arguments are not for people: logs, programmers' errors, lookups.
+#: Calls whose literal arguments are not for people: logs, programmers' errors, lookups, and
+#: Http404's reason (templates/404.html shows none of it).
 NOT_READ_CALLS = {
     "debug",
     "exception",
@@ -241,6 +243,8 @@ NOT_READ_CALLS = {
     "replace",
     "strip",
     "AssertionError",
+    "ValueError",
+    "Http404",
     "TypeError",
     "KeyError",
     "RuntimeError",
