@@ -3,9 +3,10 @@
 What a person reads is the page's text outside <script>/<style> and the attributes read to or
 shown to them (title, aria-label, alt, placeholder, the value of an input drawn as a button).
 Allowed: the names people typed (players, clubs, tournaments, logins), the brand «Parlour»,
-the game names as the seeds give them, card faces (Q♥, 10♠), hashes and seeds (hexadecimal),
-<code> (commands, hashes: for programs, the same in every language), and text an element
-declares to be in another language (``lang="en"``: the switcher names English in English).
+the game names as the seeds give them, card faces (Q♥, 10♠), the N of a formula, the names
+CSV, JSON and SHA-256, hashes and seeds (hexadecimal), <code> (commands, hashes: for
+programs, the same in every language), and text an element declares to be in another
+language (``lang="en"``: the switcher names English in English).
 
 One rule for both the page tests (HTML from Django's test client, :func:`read_in_html`) and
 the browser run (innerText and attributes from Chromium, :func:`english_words`).
@@ -23,11 +24,15 @@ READ_ATTRIBUTES = ("title", "aria-label", "alt", "placeholder", "aria-descriptio
 BUTTON_INPUTS = ("submit", "button", "reset")
 #: The brand: the same in every language.
 BRAND = "Parlour"
+#: Latin letters Russian writes as they are: the N of a formula («до N побед»), and the
+#: names of formats and of the hash (CSV, JSON, SHA-256).
+TERMS = frozenset({"N", "CSV", "JSON", "SHA"})
 #: The game names as the seeds give them in Russian (/work/notes/glossary.md): two of them
 #: keep a Latin part.
 GAME_NAMES = ("Give Away: общие базы", "Бхабхи (Getaway)")
-#: A card face: its rank (a letter for the court cards and the ace) and its suit's symbol.
-CARD_FACE = re.compile(r"(?<![A-Za-z])(?:10|[2-9JQKA])\s*[♠♥♦♣]")
+#: A card face: its rank (a letter for the court cards and the ace) and its suit's symbol,
+#: or a rank alone (a card draws its rank and its suit in elements of their own).
+CARD_FACE = re.compile(r"(?<![A-Za-z])(?:10|[2-9JQKA])\s*[♠♥♦♣]|^\s*[JQKA]\s*$")
 #: Hashes, seeds and commitments: long hexadecimal runs.
 HEX = re.compile(r"\b[0-9a-fA-F]{16,}\b")
 LATIN = re.compile(r"[A-Za-z]+")
@@ -116,7 +121,7 @@ def english_words(texts: Iterable[str], names: Iterable[str]) -> list[str]:
     """The strings of ``texts`` that hold Latin-letter words other than ``names`` (the names
     people typed), the brand, the game names, card faces and hashes: each once, in the order
     met, as a person reads it (the words at fault are what is left in Latin letters)."""
-    allowed = {BRAND}
+    allowed = {BRAND, *TERMS}
     for name in names:
         allowed.update(LATIN.findall(name))
     found: dict[str, None] = {}

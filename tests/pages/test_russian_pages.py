@@ -35,6 +35,8 @@ RUSSIAN = {"HTTP_ACCEPT_LANGUAGE": "ru"}
 #: URL names of tournaments/urls.py that are no page a GET shows, and why.
 NOT_PAGES = {
     "healthz": "JSON for load balancers",
+    "set_language": "POST only: the language switcher's form",
+    "club-language": "POST only: the people page's form for the club's language",
     "logout": "POST only (Django's LogoutView)",
     "club-new-player": "POST only: the people page's form",
     "club-add-organiser": "POST only: the people page's form",
