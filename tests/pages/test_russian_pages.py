@@ -4,7 +4,7 @@ One world with everything a page can show: an empty install's first page, then a
 organiser and a player, a finished tournament of each game, a running one where the player is
 to act, one where a bot holds the player's seat, one open for registration; every page of
 tournaments/urls.py that a GET reaches is asked for with ``Accept-Language: ru`` by each kind
-of visitor, and the text a person reads on it (tests/english.py) must hold no English word
+of visitor (and a few forms are sent wrong, for their refusals and errors), and the text a person reads on it (tests/english.py) must hold no English word
 but the names typed in the world.  The test lists every offender of every page at once.
 
 The test also checks that the walk misses no page: every URL name of tournaments/urls.py is
@@ -65,6 +65,13 @@ class Walk:
             self.offenders[where] = [f"not an HTML page: {answer.get('Content-Type')}"]
             return
         self.check(where, answer.content.decode())
+
+    def post(self, client: Client, url: str, data: dict[str, object], who: str) -> None:
+        """A form sent (a refusal, mostly): the page it lands on, with its message."""
+        answer = client.post(url, data, follow=True, **RUSSIAN)  # type: ignore[arg-type]
+        self.check(
+            f"POST {url} {sorted(data)} ({who}, {answer.status_code})", answer.content.decode()
+        )
 
     def check(self, where: str, html: str) -> None:
         read = read_in_html(html)
@@ -189,6 +196,29 @@ def walk_every_page() -> Walk:
     walk.get(anonymous, f"/players/{world.player.pk}/", "anonymous")
     walk.get(anonymous, f"/players/{world.bots[1].pk}/", "anonymous")
     walk.get(anonymous, "/games/999999/", "anonymous, no such game")
+
+    # Forms sent wrong: the refusals and the forms' errors, in the pages they land on.
+    walk.post(Client(), "/accounts/login/", {"username": "ann", "password": "wrong"}, "anonymous")
+    walk.post(olga, "/tournaments/new", {"name": "", "game": "bhabhi", "rounds": "0"}, "Olga")
+    walk.post(olga, f"/tournaments/{coming.pk}/manage/check-in", {}, "Olga")
+    walk.post(olga, f"/tournaments/{coming.pk}/manage/begin-round", {}, "Olga")
+    walk.post(olga, f"/tournaments/{coming.pk}/manage/add-player", {"name": "Ann"}, "Olga")
+    walk.post(olga, f"/clubs/{slug}/people/new", {"name": "", "username": "a b"}, "Olga")
+    walk.post(ann, f"/games/{playing.pk}/act", {"action": "[]", "sequence": "1"}, "Ann")
+    walk.post(
+        ann,
+        f"/games/{playing.pk}/act",
+        {"action": '{"type": "no"}', "sequence": str(playing.sequence)},
+        "Ann",
+    )
+    walk.post(ann, f"/tournaments/{finished['bhabhi'].pk}/me/register", {}, "Ann")
+    walk.post(ann, "/accounts/password/", {"old_password": "x", "new_password1": "y"}, "Ann")
+    walk.post(
+        anonymous,
+        f"/join/{world.club.signup_token}",
+        {"name": "Ann", "username": "ann"},
+        "anonymous",
+    )
     return walk
 
 
