@@ -4,8 +4,9 @@ One world with everything a page can show: an empty install's first page, then a
 organiser and a player, a finished tournament of each game, a running one where the player is
 to act, one where a bot holds the player's seat, one open for registration; every page of
 tournaments/urls.py that a GET reaches is asked for with ``Accept-Language: ru`` by each kind
-of visitor (and a few forms are sent wrong, for their refusals and errors), and the text a person reads on it (tests/english.py) must hold no English word
-but the names typed in the world.  The test lists every offender of every page at once.
+of visitor (and a few forms are sent wrong, for their refusals and errors), and the text a
+person reads on it (tests/english.py) must hold no English word but the names typed in the
+world.  The test lists every offender of every page at once.
 
 The test also checks that the walk misses no page: every URL name of tournaments/urls.py is
 visited, or listed in :data:`NOT_PAGES` with the reason it is not a page.
