@@ -145,7 +145,15 @@ def unmarked_in_template(source: str) -> list[str]:
 
 
 def templates() -> list[Path]:
-    return sorted(TEMPLATES.rglob("*.html"))
+    """The templates with source strings: not those in a folder named for a language
+    (``rules/ru/``, ``rules/en/``), which are written in that language, one per language,
+    and chosen by the request's (the page walk reads them as served)."""
+    languages = {code for code, _ in settings.LANGUAGES}
+    return sorted(
+        path
+        for path in TEMPLATES.rglob("*.html")
+        if not languages & set(path.relative_to(TEMPLATES).parts[:-1])
+    )
 
 
 def test_the_template_check_finds_what_a_person_reads() -> None:
