@@ -24,9 +24,10 @@ READ_ATTRIBUTES = ("title", "aria-label", "alt", "placeholder", "aria-descriptio
 BUTTON_INPUTS = ("submit", "button", "reset")
 #: The brand: the same in every language.
 BRAND = "Parlour"
-#: Latin letters Russian writes as they are: the N of a formula («до N побед»), and the
-#: names of formats and of the hash (CSV, JSON, SHA-256).
-TERMS = frozenset({"N", "CSV", "JSON", "SHA"})
+#: Latin letters Russian writes as they are: the N of a formula («до N побед»), the rank
+#: letters of the cards («A K Q J 10 … 2»), and the names of formats and of the hash (CSV,
+#: JSON, SHA-256).
+TERMS = frozenset({"N", "J", "Q", "K", "A", "CSV", "JSON", "SHA"})
 #: The game names as the seeds give them in Russian (/work/notes/glossary.md): two of them
 #: keep a Latin part.
 GAME_NAMES = ("Give Away: общие базы", "Бхабхи (Getaway)")
