@@ -37,6 +37,9 @@ CARD_FACE = re.compile(r"(?<![A-Za-z])(?:10|[2-9JQKA])\s*[♠♥♦♣]|^\s*[JQK
 #: Hashes, seeds and commitments: long hexadecimal runs.
 HEX = re.compile(r"\b[0-9a-fA-F]{16,}\b")
 LATIN = re.compile(r"[A-Za-z]+")
+#: A number written the English way: a decimal point (Russian writes «0,5»); not a date
+#: (01.12.2026), which Russian writes with points.
+DECIMAL_POINT = re.compile(r"(?<![\d.])\d+\.\d+(?![\d.])")
 CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 #: Elements whose content is not read as text.
 UNREAD = frozenset({"script", "style", "template", "code"})
@@ -120,8 +123,8 @@ def read_in_html(html: str) -> list[str]:
 
 def english_words(texts: Iterable[str], names: Iterable[str]) -> list[str]:
     """The strings of ``texts`` that hold Latin-letter words other than ``names`` (the names
-    people typed), the brand, the game names, card faces and hashes: each once, in the order
-    met, as a person reads it (the words at fault are what is left in Latin letters)."""
+    people typed), the brand, the game names, card faces and hashes, or a number with a
+    decimal point: each once, in the order met, as a person reads it."""
     allowed = {BRAND, *TERMS}
     for name in names:
         allowed.update(LATIN.findall(name))
@@ -130,7 +133,7 @@ def english_words(texts: Iterable[str], names: Iterable[str]) -> list[str]:
         for game in GAME_NAMES:
             text = text.replace(game, " ")
         text = CARD_FACE.sub(" ", HEX.sub(" ", text))
-        if any(word not in allowed for word in LATIN.findall(text)):
+        if any(word not in allowed for word in LATIN.findall(text)) or DECIMAL_POINT.search(text):
             shown = " ".join(text.split())
             found[shown if len(shown) <= 160 else shown[:157] + "…"] = None
     return list(found)
