@@ -295,6 +295,10 @@ NOT_WORDS = {
     "text/csv; charset=utf-8",  # the CSV's Content-Type header
     'attachment; filename="{}-standings.csv"',  # its Content-Disposition header
 }
+#: Functions whose words only go to the log, never to a person (and why).
+NOT_SHOWN = {
+    "unavailable_reason": "the 503's cause, for the operator's log (the problem says 'busy')",
+}
 #: Attributes written into a tag by a literal of their own: `` stroke-dasharray="{}"``.
 ATTRIBUTE_FRAGMENT = re.compile(r'^(\s*[\w:-]+="[^"]*")+\s*$')
 
@@ -358,6 +362,10 @@ class Unmarked(ast.NodeVisitor):
         if (sentence and self.sentences) or read_here:
             self.found.append((node.lineno, text))
         self.skip.add(id(node))
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if node.name not in NOT_SHOWN:
+            self.generic_visit(node)
 
     def visit_Expr(self, node: ast.Expr) -> None:
         if literal_text(node.value) is not None:  # docstrings and bare strings: not shown
