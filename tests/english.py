@@ -3,10 +3,11 @@
 What a person reads is the page's text outside <script>/<style> and the attributes read to or
 shown to them (title, aria-label, alt, placeholder, the value of an input drawn as a button).
 Allowed: the names people typed (players, clubs, tournaments, logins), the brand «Parlour»,
-the game names as the seeds give them, card faces (Q♥, 10♠), the N of a formula, the names
-CSV, JSON and SHA-256, hashes and seeds (hexadecimal), <code> (commands, hashes: for
-programs, the same in every language), and text an element declares to be in another
-language (``lang="en"``: the switcher names English in English).
+the game names as the seeds give them (and an original name in brackets: «точу (tochoo)»),
+card faces (Q♥, 10♠), one capital letter standing alone (a variable, a player of an example),
+the names CSV, JSON and SHA-256, hashes and seeds (hexadecimal), <code> and <var> (commands,
+hashes, formulas: the same in every language), and text an element declares to be in
+another language (``lang="en"``: the switcher names English in English).
 
 One rule for both the page tests (HTML from Django's test client, :func:`read_in_html`) and
 the browser run (innerText and attributes from Chromium, :func:`english_words`).
@@ -24,13 +25,15 @@ READ_ATTRIBUTES = ("title", "aria-label", "alt", "placeholder", "aria-descriptio
 BUTTON_INPUTS = ("submit", "button", "reset")
 #: The brand: the same in every language.
 BRAND = "Parlour"
-#: Latin letters Russian writes as they are: the N of a formula («до N побед»), the rank
-#: letters of the cards («A K Q J 10 … 2»), and the names of formats and of the hash (CSV,
-#: JSON, SHA-256).
-TERMS = frozenset({"N", "J", "Q", "K", "A", "CSV", "JSON", "SHA"})
+#: Names Russian writes as they are: the formats' and the hash's (CSV, JSON, SHA-256).  One
+#: capital letter standing alone is allowed too (:func:`allowed_word`): the N of a formula,
+#: the cards' rank letters («A K Q J 10 … 2»).
+TERMS = frozenset({"CSV", "JSON", "SHA"})
 #: The game names as the seeds give them in Russian (/work/notes/glossary.md): two of them
 #: keep a Latin part.
 GAME_NAMES = ("Give Away: общие базы", "Бхабхи (Getaway)")
+#: Original names given in brackets after the Russian (the glossary's «точу (tochoo)»).
+ORIGINAL_NAMES = ("(Give & Take)", "(Getaway)", "(tochoo)")
 #: A card face: its rank (a letter for the court cards and the ace) and its suit's symbol,
 #: or a rank alone (a card draws its rank and its suit in elements of their own).
 CARD_FACE = re.compile(r"(?<![A-Za-z])(?:10|[2-9JQKA])\s*[♠♥♦♣]|^\s*[JQKA]\s*$")
@@ -42,7 +45,7 @@ LATIN = re.compile(r"[A-Za-z]+")
 DECIMAL_POINT = re.compile(r"(?<![\d.])\d+\.\d+(?![\d.])")
 CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 #: Elements whose content is not read as text.
-UNREAD = frozenset({"script", "style", "template", "code"})
+UNREAD = frozenset({"script", "style", "template", "code", "var"})
 #: Elements that never have content (no end tag): they never wrap text.
 VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
@@ -55,7 +58,7 @@ JS_READ_TEXT = """() => {
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const el = node.parentElement;
-    if (!el || el.closest('script, style, template, code') || foreign(el)) continue;
+    if (!el || el.closest('script, style, template, code, var') || foreign(el)) continue;
     if (node.textContent.trim()) found.push(node.textContent);
   }
   for (const el of document.querySelectorAll('*')) {
@@ -121,6 +124,17 @@ def read_in_html(html: str) -> list[str]:
     return parser.found
 
 
+def allowed_word(match: re.Match[str], allowed: set[str]) -> bool:
+    """A name, a term, or one capital letter standing alone: a symbol (a player «B» of an
+    example, a variable), not a word; but not one written against a number (R1: Round 1)."""
+    word, text = match.group(0), match.string
+    if word in allowed:
+        return True
+    before = text[match.start() - 1] if match.start() else " "
+    after = text[match.end()] if match.end() < len(text) else " "
+    return len(word) == 1 and word.isupper() and not (before.isdigit() or after.isdigit())
+
+
 def english_words(texts: Iterable[str], names: Iterable[str]) -> list[str]:
     """The strings of ``texts`` that hold Latin-letter words other than ``names`` (the names
     people typed), the brand, the game names, card faces and hashes, or a number with a
@@ -130,10 +144,12 @@ def english_words(texts: Iterable[str], names: Iterable[str]) -> list[str]:
         allowed.update(LATIN.findall(name))
     found: dict[str, None] = {}
     for text in texts:
-        for game in GAME_NAMES:
+        for game in (*GAME_NAMES, *ORIGINAL_NAMES):
             text = text.replace(game, " ")
         text = CARD_FACE.sub(" ", HEX.sub(" ", text))
-        if any(word not in allowed for word in LATIN.findall(text)) or DECIMAL_POINT.search(text):
+        if any(not allowed_word(m, allowed) for m in LATIN.finditer(text)) or (
+            DECIMAL_POINT.search(text)
+        ):
             shown = " ".join(text.split())
             found[shown if len(shown) <= 160 else shown[:157] + "…"] = None
     return list(found)
