@@ -138,7 +138,8 @@ def allowed_word(match: re.Match[str], allowed: set[str]) -> bool:
 def english_words(texts: Iterable[str], names: Iterable[str]) -> list[str]:
     """The strings of ``texts`` that hold Latin-letter words other than ``names`` (the names
     people typed), the brand, the game names, card faces and hashes, or a number with a
-    decimal point: each once, in the order met, as a person reads it."""
+    decimal point: each once, in the order met, as a person reads it, with what is wrong in
+    it in brackets."""
     allowed = {BRAND, *TERMS}
     for name in names:
         allowed.update(LATIN.findall(name))
@@ -147,11 +148,13 @@ def english_words(texts: Iterable[str], names: Iterable[str]) -> list[str]:
         for game in (*GAME_NAMES, *ORIGINAL_NAMES):
             text = text.replace(game, " ")
         text = CARD_FACE.sub(" ", HEX.sub(" ", text))
-        if any(not allowed_word(m, allowed) for m in LATIN.finditer(text)) or (
-            DECIMAL_POINT.search(text)
-        ):
+        bad = [m.group(0) for m in LATIN.finditer(text) if not allowed_word(m, allowed)]
+        bad += DECIMAL_POINT.findall(text)
+        if bad:
             shown = " ".join(text.split())
-            found[shown if len(shown) <= 160 else shown[:157] + "…"] = None
+            if len(shown) > 160:
+                shown = shown[:157] + "…"
+            found[f"{shown}  [{', '.join(dict.fromkeys(bad))}]"] = None
     return list(found)
 
 
