@@ -4,7 +4,7 @@ What a person reads is the page's text outside <script>/<style> and the attribut
 shown to them (title, aria-label, alt, placeholder, the value of an input drawn as a button).
 Allowed: the names people typed (players, clubs, tournaments, logins), the brand «Parlour»,
 the game names as the seeds give them (and an original name in brackets: «точу (tochoo)»),
-card faces (Q♥, 10♠), one capital letter standing alone (a variable, a player of an example),
+card faces (Q♥, 10♠), one letter standing alone (a variable, a player of an example),
 the names CSV, JSON and SHA-256, hashes and seeds (hexadecimal), <code> and <var> (commands,
 hashes, formulas: the same in every language), and text an element declares to be in
 another language (``lang="en"``: the switcher names English in English).
@@ -26,8 +26,9 @@ BUTTON_INPUTS = ("submit", "button", "reset")
 #: The brand: the same in every language.
 BRAND = "Parlour"
 #: Names Russian writes as they are: the formats' and the hash's (CSV, JSON, SHA-256).  One
-#: capital letter standing alone is allowed too (:func:`allowed_word`): the N of a formula,
-#: the cards' rank letters («A K Q J 10 … 2»).
+#: letter standing alone is allowed too (:func:`allowed_word`): the N of a formula, the
+#: cards' rank letters («A K Q J 10 … 2»); and the Latin words of the game names
+#: («пенджабский вариант Getaway»).
 TERMS = frozenset({"CSV", "JSON", "SHA"})
 #: The game names as the seeds give them in Russian (/work/notes/glossary.md): two of them
 #: keep a Latin part.
@@ -125,14 +126,14 @@ def read_in_html(html: str) -> list[str]:
 
 
 def allowed_word(match: re.Match[str], allowed: set[str]) -> bool:
-    """A name, a term, or one capital letter standing alone: a symbol (a player «B» of an
-    example, a variable), not a word; but not one written against a number (R1: Round 1)."""
+    """A name, a term, or one letter standing alone: a symbol (a player «B» of an example, a
+    variable), not a word; but not one written against a number (R1: Round 1)."""
     word, text = match.group(0), match.string
     if word in allowed:
         return True
     before = text[match.start() - 1] if match.start() else " "
     after = text[match.end()] if match.end() < len(text) else " "
-    return len(word) == 1 and word.isupper() and not (before.isdigit() or after.isdigit())
+    return len(word) == 1 and not (before.isdigit() or after.isdigit())
 
 
 def english_words(texts: Iterable[str], names: Iterable[str]) -> list[str]:
@@ -140,11 +141,12 @@ def english_words(texts: Iterable[str], names: Iterable[str]) -> list[str]:
     people typed), the brand, the game names, card faces and hashes, or a number with a
     decimal point: each once, in the order met, as a person reads it, with what is wrong in
     it in brackets."""
-    allowed = {BRAND, *TERMS}
+    allowed = {BRAND, *TERMS, *(w for game in GAME_NAMES for w in LATIN.findall(game))}
     for name in names:
         allowed.update(LATIN.findall(name))
     found: dict[str, None] = {}
     for text in texts:
+        text = " ".join(text.split())  # a name may break across the source's lines
         for game in (*GAME_NAMES, *ORIGINAL_NAMES):
             text = text.replace(game, " ")
         text = CARD_FACE.sub(" ", HEX.sub(" ", text))
