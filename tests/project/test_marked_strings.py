@@ -294,6 +294,8 @@ NAME = re.compile(r"^[\w./:#%@+?=&{}-]*$")
 NOT_WORDS = {
     "text/csv; charset=utf-8",  # the CSV's Content-Type header
     'attachment; filename="{}-standings.csv"',  # its Content-Disposition header
+    # simulate's column heads over fixed-width numbers, kept in every language (its comment)
+    "seat  bot        won    lost",
 }
 #: Functions whose words only go to the log, never to a person (and why).
 NOT_SHOWN = {
