@@ -9,6 +9,8 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable, Sequence
 
+from engine.words import Phrase, gettext_noop
+
 Card = str
 
 RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
@@ -22,19 +24,34 @@ ACE_HIGH_VALUE: dict[str, int] = {r: i for i, r in enumerate(RANKS, start=2)}
 
 
 class CardError(ValueError):
-    """A text that is not a card code."""
+    """A text that is not a card code; ``phrase`` is the message with its places."""
+
+    def __init__(self, phrase: Phrase) -> None:
+        super().__init__(str(phrase))
+        self.phrase = phrase
 
 
 def parse_card(text: object) -> Card:
     """The canonical code of ``text`` (``"10h"`` → ``"TH"``); :class:`CardError` if it is none."""
     if not isinstance(text, str):
-        raise CardError(f"a card is a code such as 'TS' or '10S', not {text!r}")
+        raise CardError(
+            Phrase(
+                gettext_noop("a card is a code such as 'TS' or '10S', not %(text)s"),
+                text=repr(text),
+            )
+        )
     code = text.strip().upper()
     if code.startswith("10"):
         code = "T" + code[2:]
     if len(code) != 2 or code[0] not in RANKS or code[1] not in SUITS:
         raise CardError(
-            f"{text!r} is not a card: use rank (2-9, T or 10, J, Q, K, A) then suit (S, H, D, C)"
+            Phrase(
+                gettext_noop(
+                    "%(text)s is not a card: use rank (2-9, T or 10, J, Q, K, A) then suit"
+                    " (S, H, D, C)"
+                ),
+                text=repr(text),
+            )
         )
     return code
 
@@ -74,8 +91,16 @@ def check_deck(deck: Sequence[object], expected: Sequence[Card]) -> list[Card]:
         doubled = sorted({c for c in cards if cards.count(c) > 1})
         extra = sorted(set(cards) - set(expected))
         raise CardError(
-            f"the deck must hold each of the {len(expected)} cards once"
-            f" (missing {missing}, doubled {doubled}, not in this game {extra})"
+            Phrase(
+                gettext_noop(
+                    "the deck must hold each of the %(count)s cards once"
+                    " (missing %(missing)s, doubled %(doubled)s, not in this game %(extra)s)"
+                ),
+                count=len(expected),
+                missing=missing,
+                doubled=doubled,
+                extra=extra,
+            )
         )
     return cards
 

@@ -50,6 +50,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from engine.cards import Card, CardError, check_deck
 from engine.series import SeriesFormat
 from engine.shapes import ActionShape, Shape
+from engine.words import Phrase, gettext_noop
 
 Action = dict[str, Any]
 Event = dict[str, Any]
@@ -64,13 +65,18 @@ S = TypeVar("S")
 class IllegalAction(Exception):
     """An action the rules do not allow now; nothing changes.
 
-    ``reason`` says what is wrong in words a player understands; ``field`` names
-    the part of the action at fault when there is one (``"card"``, ``"seat"``).
+    ``reason`` says what is wrong in words a player understands (English); ``field``
+    names the part of the action at fault when there is one (``"card"``, ``"seat"``).
+    Raised with a message marked by :func:`engine.words.gettext_noop` and the values of
+    its ``%(name)s`` places (``IllegalAction(gettext_noop("it is seat %(turn)s's turn"),
+    "seat", turn=2)``), or with a :class:`~engine.words.Phrase`, it keeps them as
+    ``phrase``, which the Django side says in the reader's language.
     """
 
-    def __init__(self, reason: str, field: str | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, reason: str | Phrase, field: str | None = None, **params: object) -> None:
+        self.phrase = reason if isinstance(reason, Phrase) else Phrase(reason, **params)
+        self.reason = str(self.phrase)
+        super().__init__(self.reason)
         self.field = field
 
 
@@ -154,16 +160,23 @@ class Game(ABC, Generic[S]):
         """The events of a new game dealt from ``deck`` (in dealing order) by ``dealer``."""
         if not isinstance(seats, int) or not self.min_seats <= seats <= self.max_seats:
             raise IllegalAction(
-                f"{self.name} is played by {self.min_seats} to {self.max_seats} players,"
-                f" not {said(seats)}",
+                gettext_noop("%(game)s is played by %(fewest)s to %(most)s players, not %(seats)s"),
                 "seats",
+                game=Phrase(self.name),
+                fewest=self.min_seats,
+                most=self.max_seats,
+                seats=said(seats),
             )
         if not isinstance(dealer, int) or not 0 <= dealer < seats:
-            raise IllegalAction(f"the dealer must be a seat from 0 to {seats - 1}", "dealer")
+            raise IllegalAction(
+                gettext_noop("the dealer must be a seat from 0 to %(last)s"),
+                "dealer",
+                last=seats - 1,
+            )
         try:
             cards = check_deck(deck, self.deck)
         except CardError as error:
-            raise IllegalAction(str(error), "deck") from error
+            raise IllegalAction(error.phrase, "deck") from error
         checked = self.check_options(dict(options or {}))
         return [
             {
@@ -180,7 +193,12 @@ class Game(ABC, Generic[S]):
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """The game's options, validated; the default game takes none."""
         if options:
-            raise IllegalAction(f"{self.name} takes no options, got {sorted(options)}", "options")
+            raise IllegalAction(
+                gettext_noop("%(game)s takes no options, got %(options)s"),
+                "options",
+                game=Phrase(self.name),
+                options=sorted(options),
+            )
         return {}
 
     def evolve(self, state: S | None, event: Mapping[str, Any]) -> S:
@@ -214,11 +232,13 @@ class Game(ABC, Generic[S]):
         and the server's shuffles); the service, never a player, sets it.
         """
         if self.outcome(state) is not None:
-            raise IllegalAction("the game is over")
+            raise IllegalAction(gettext_noop("the game is over"))
         if not isinstance(seat, int) or not 0 <= seat < self.seat_count(state):
-            raise IllegalAction(f"there is no seat {said(seat)} at this table", "seat")
+            raise IllegalAction(
+                gettext_noop("there is no seat %(seat)s at this table"), "seat", seat=said(seat)
+            )
         if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
-            raise IllegalAction('an action is an object with a "type"', "type")
+            raise IllegalAction(gettext_noop('an action is an object with a "type"'), "type")
         canonical = self.check(state, seat, action, chance)
         return [
             {
@@ -354,18 +374,55 @@ class Game(ABC, Generic[S]):
         allowed = self.requests.get(kind) if isinstance(kind, str) else None
         if allowed is None:
             raise IllegalAction(
-                f"unknown action type {said(kind)}: a player of {self.name} may send"
-                f" {', '.join(said(k) for k in sorted(self.requests))}",
+                gettext_noop(
+                    "unknown action type %(type)s: a player of %(game)s may send %(types)s"
+                ),
                 "type",
+                type=said(kind),
+                game=Phrase(self.name),
+                types=", ".join(said(k) for k in sorted(self.requests)),
             )
         extra = sorted(set(request) - allowed - {"type"})
         if extra:
-            named = ", ".join(said(f) for f in sorted(allowed)) or "no other field"
+            named = ", ".join(said(f) for f in sorted(allowed))
             help_ = self.request_help.get(str(kind))
+            places = {"type": said(kind), "name": said(extra[0])}
+            if named and help_:
+                raise IllegalAction(
+                    gettext_noop(
+                        "a %(type)s names only %(named)s; %(name)s is not a player's to say:"
+                        " %(help)s"
+                    ),
+                    extra[0],
+                    named=named,
+                    help=Phrase(help_),
+                    **places,
+                )
+            if named:
+                raise IllegalAction(
+                    gettext_noop(
+                        "a %(type)s names only %(named)s; %(name)s is not a player's to say"
+                    ),
+                    extra[0],
+                    named=named,
+                    **places,
+                )
+            if help_:
+                raise IllegalAction(
+                    gettext_noop(
+                        "a %(type)s names only no other field; %(name)s is not a player's to say:"
+                        " %(help)s"
+                    ),
+                    extra[0],
+                    help=Phrase(help_),
+                    **places,
+                )
             raise IllegalAction(
-                f"a {said(kind)} names only {named}; {said(extra[0])} is not a player's to say"
-                + (f": {help_}" if help_ else ""),
+                gettext_noop(
+                    "a %(type)s names only no other field; %(name)s is not a player's to say"
+                ),
                 extra[0],
+                **places,
             )
         return self.resolve(state, seat, request, rng)
 

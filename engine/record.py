@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.contract import Event, IllegalAction, said
 from engine.registry import get_game
+from engine.words import Phrase, gettext_noop
 
 FORMAT = "parlour-record/1"
 RECORD_KEYS = {"format", "game", "seats", "players", "dealer", "options", "deck", "moves"}
@@ -23,12 +24,21 @@ class RecordError(ValueError):
     """A record that is malformed or does not hold.
 
     ``index`` is the 0-based index of the first bad move (``None`` when the fault
-    is outside the moves); ``field`` names the key at fault.
+    is outside the moves); ``field`` names the key at fault.  ``reason`` is the English
+    words, ``phrase`` the same for translation (:class:`engine.words.Phrase`, as
+    :class:`~engine.contract.IllegalAction` has it).
     """
 
-    def __init__(self, message: str, index: int | None = None, field: str | None = None) -> None:
-        super().__init__(message if index is None else f"move {index}: {message}")
-        self.reason = message
+    def __init__(
+        self,
+        message: str | Phrase,
+        index: int | None = None,
+        field: str | None = None,
+        **params: object,
+    ) -> None:
+        self.phrase = message if isinstance(message, Phrase) else Phrase(message, **params)
+        self.reason = str(self.phrase)
+        super().__init__(self.reason if index is None else f"move {index}: {self.reason}")
         self.index = index
         self.field = field
 
@@ -80,16 +90,23 @@ def import_record(record: object) -> list[Event]:
     ``result`` (or with ``null``) is a game still running.
     """
     if not isinstance(record, Mapping):
-        raise RecordError("a record is a JSON object")
+        raise RecordError(gettext_noop("a record is a JSON object"))
     missing = sorted(RECORD_KEYS - set(record))
     if missing:
-        raise RecordError(f"the record lacks {', '.join(missing)}", field=missing[0])
+        raise RecordError(
+            gettext_noop("the record lacks %(keys)s"), field=missing[0], keys=", ".join(missing)
+        )
     unknown = sorted(set(record) - RECORD_KEYS - OPTIONAL_KEYS)
     if unknown:
-        raise RecordError(f"unknown key(s) {', '.join(unknown)}", field=unknown[0])
+        raise RecordError(
+            gettext_noop("unknown key(s) %(keys)s"), field=unknown[0], keys=", ".join(unknown)
+        )
     if record["format"] != FORMAT:
         raise RecordError(
-            f"format must be {said(FORMAT)}, not {said(record['format'])}", field="format"
+            gettext_noop("format must be %(format)s, not %(sent)s"),
+            field="format",
+            format=said(FORMAT),
+            sent=said(record["format"]),
         )
     try:
         game = get_game(record["game"])
@@ -98,53 +115,71 @@ def import_record(record: object) -> list[Event]:
     seats = record["seats"]
     if not isinstance(seats, int) or not game.min_seats <= seats <= game.max_seats:
         raise RecordError(
-            f"{game.name} is played by {game.min_seats} to {game.max_seats} players,"
-            f" not {said(seats)}",
+            gettext_noop("%(game)s is played by %(fewest)s to %(most)s players, not %(seats)s"),
             field="seats",
+            game=Phrase(game.name),
+            fewest=game.min_seats,
+            most=game.max_seats,
+            seats=said(seats),
         )
     players = record["players"]
     if not isinstance(players, list) or len(players) != record["seats"]:
-        raise RecordError("players must list one name per seat", field="players")
+        raise RecordError(gettext_noop("players must list one name per seat"), field="players")
     if not isinstance(record["options"], Mapping):
-        raise RecordError("options must be an object", field="options")
+        raise RecordError(gettext_noop("options must be an object"), field="options")
     if not isinstance(record["deck"], list):
-        raise RecordError("deck must be a list of card codes", field="deck")
+        raise RecordError(gettext_noop("deck must be a list of card codes"), field="deck")
     try:
         events = game.deal(record["seats"], record["dealer"], record["deck"], record["options"])
     except IllegalAction as error:
-        raise RecordError(error.reason, field=error.field) from None
+        raise RecordError(error.phrase, field=error.field) from None
     state = game.fold(events)
     moves = record["moves"]
     if not isinstance(moves, list):
-        raise RecordError("moves must be a list", field="moves")
+        raise RecordError(gettext_noop("moves must be a list"), field="moves")
     for index, move in enumerate(moves):
         if not isinstance(move, Mapping) or set(move) - {"seat", "action", "chance"}:
-            raise RecordError('a move is {"seat", "action"[, "chance"]}', index, "moves")
+            raise RecordError(
+                gettext_noop('a move is {"seat", "action"[, "chance"]}'), index, "moves"
+            )
         if "seat" not in move or "action" not in move:
-            raise RecordError("a move needs a seat and an action", index, "moves")
+            raise RecordError(gettext_noop("a move needs a seat and an action"), index, "moves")
         chance = move.get("chance", False)
         if not isinstance(chance, bool):
-            raise RecordError("chance must be true or false", index, "chance")
+            raise RecordError(gettext_noop("chance must be true or false"), index, "chance")
         try:
             new = game.decide(state, move["seat"], move["action"], chance=chance)
         except IllegalAction as error:
-            raise RecordError(error.reason, index, error.field or "action") from None
+            raise RecordError(error.phrase, index, error.field or "action") from None
         for event in new:
             state = game.evolve(state, event)
         events.extend(new)
     outcome = game.outcome(state)
     stated = record.get("result")
     if stated is not None and stated != outcome:
+        if outcome is None:
+            raise RecordError(
+                gettext_noop(
+                    "the moves lead to an unfinished game, not the stated result %(stated)s"
+                ),
+                len(moves),
+                "result",
+                stated=said(stated),
+            )
         raise RecordError(
-            f"the moves lead to {said(outcome) if outcome is not None else 'an unfinished game'},"
-            f" not the stated result {said(stated)}",
+            gettext_noop("the moves lead to %(outcome)s, not the stated result %(stated)s"),
             len(moves),
             "result",
+            outcome=said(outcome),
+            stated=said(stated),
         )
     if stated is None and outcome is not None:
         raise RecordError(
-            f"the moves end the game with {said(outcome)}, but the record states no result",
+            gettext_noop(
+                "the moves end the game with %(outcome)s, but the record states no result"
+            ),
             len(moves),
             "result",
+            outcome=said(outcome),
         )
     return events

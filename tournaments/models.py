@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import models
+from django.utils.translation import pgettext_lazy
 
 
 class Game(models.Model):
@@ -23,8 +24,8 @@ class Game(models.Model):
     """
 
     class Status(models.TextChoices):
-        RUNNING = "running", "running"
-        OVER = "over", "over"
+        RUNNING = "running", pgettext_lazy("game status", "running")
+        OVER = "over", pgettext_lazy("game status", "over")
 
     #: The engine id (``give_away``, ``old_maid``, ``bhabhi``, ``give_and_take``).
     kind = models.CharField(max_length=32)
@@ -202,9 +203,9 @@ class Tournament(models.Model):
     """A club tournament of one game over a number of rounds."""
 
     class Status(models.TextChoices):
-        REGISTRATION = "registration", "registration"
-        RUNNING = "running", "running"
-        FINISHED = "finished", "finished"
+        REGISTRATION = "registration", pgettext_lazy("tournament status", "registration")
+        RUNNING = "running", pgettext_lazy("tournament status", "running")
+        FINISHED = "finished", pgettext_lazy("tournament status", "finished")
 
     class SeatingMode(models.TextChoices):
         MIXING = "mixing", "mixing"
@@ -348,9 +349,12 @@ class Round(models.Model):
     """One round of a tournament: its seating and its tables."""
 
     class Status(models.TextChoices):
-        SEATED = "seated", "seated (the organiser may still adjust it)"
-        PLAYING = "playing", "playing"
-        FINISHED = "finished", "finished"
+        SEATED = (
+            "seated",
+            pgettext_lazy("round status", "seated (the organiser may still adjust it)"),
+        )
+        PLAYING = "playing", pgettext_lazy("round status", "playing")
+        FINISHED = "finished", pgettext_lazy("round status", "finished")
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="round_set")
     number = models.PositiveSmallIntegerField()
@@ -377,9 +381,9 @@ class Table(models.Model):
     """A table of a round: its players in seat order play one series."""
 
     class Status(models.TextChoices):
-        WAITING = "waiting", "waiting"
-        PLAYING = "playing", "playing"
-        FINISHED = "finished", "finished"
+        WAITING = "waiting", pgettext_lazy("table status", "waiting")
+        PLAYING = "playing", pgettext_lazy("table status", "playing")
+        FINISHED = "finished", pgettext_lazy("table status", "finished")
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="tables")
     number = models.PositiveSmallIntegerField()

@@ -58,6 +58,7 @@ from engine.shapes import (
     one_of_values,
     record,
 )
+from engine.words import Phrase, gettext_noop
 
 LEAD = "lead"
 TRICK = "trick"
@@ -66,7 +67,12 @@ OVER = "over"
 
 #: The card that leads trick 1.
 ACE_OF_SPADES: Card = "AS"
-SUIT_NAMES: dict[str, str] = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+SUIT_NAMES: dict[str, str] = {
+    "S": gettext_noop("spades"),
+    "H": gettext_noop("hearts"),
+    "D": gettext_noop("diamonds"),
+    "C": gettext_noop("clubs"),
+}
 _SUIT_ORDER: dict[str, int] = {s: i for i, s in enumerate(SUITS)}
 _VALUE: dict[Card, int] = {c: ACE_HIGH_VALUE[c[0]] for c in full_deck()}
 #: Sort key of a card: suit (S H D C), then rank low to high (hands as shown).
@@ -138,7 +144,7 @@ class Bhabhi(Game[BhabhiState]):
     """Bhabhi / Getaway, Punjabi variant: the highest card of the led suit picks up."""
 
     id = "bhabhi"
-    name = "Bhabhi / Getaway"
+    name = gettext_noop("Bhabhi / Getaway")
     min_seats = 3
     max_seats = 8
     deck = full_deck()
@@ -414,70 +420,100 @@ class Bhabhi(Game[BhabhiState]):
         if kind == "draw_discard":
             return self._check_draw(state, seat, action, chance)
         if chance:
-            raise IllegalAction("only the blind draw from the discard is a chance move", "type")
+            raise IllegalAction(
+                gettext_noop("only the blind draw from the discard is a chance move"), "type"
+            )
         if kind == "play":
             return self._check_play(state, seat, action)
         if kind == "take_left":
             _no_extra(action, ("type",))
             if state.phase == DRAW:
                 raise IllegalAction(
-                    f"seat {state.leader} must first draw a card blindly from the discard;"
-                    " no hand can be taken before that"
+                    gettext_noop(
+                        "seat %(seat)s must first draw a card blindly from the discard;"
+                        " no hand can be taken before that"
+                    ),
+                    seat=state.leader,
                 )
             if not state.active[seat]:
-                raise IllegalAction("you are out of the game", "seat")
+                raise IllegalAction(gettext_noop("you are out of the game"), "seat")
             if state.phase == TRICK:
                 raise IllegalAction(
-                    "you may take the left hand only between tricks, not during a trick"
+                    gettext_noop(
+                        "you may take the left hand only between tricks, not during a trick"
+                    )
                 )
             return dict(_TAKE_LEFT)
         raise IllegalAction(
-            f"unknown action type {said(kind)}: Bhabhi's actions are play and take_left", "type"
+            gettext_noop("unknown action type %(type)s: Bhabhi's actions are play and take_left"),
+            "type",
+            type=said(kind),
         )
 
     def _check_play(self, state: BhabhiState, seat: int, action: Mapping[str, Any]) -> Action:
         _no_extra(action, ("type", "card"))
         if "card" not in action:
-            raise IllegalAction('a play needs a "card"', "card")
+            raise IllegalAction(gettext_noop('a play needs a "card"'), "card")
         try:
             card = parse_card(action["card"])
         except CardError as error:
-            raise IllegalAction(str(error), "card") from error
+            raise IllegalAction(error.phrase, "card") from error
         if state.phase == DRAW:
             raise IllegalAction(
-                f"seat {state.leader} must first draw a card blindly from the discard"
+                gettext_noop("seat %(seat)s must first draw a card blindly from the discard"),
+                seat=state.leader,
             )
         if not state.active[seat]:
-            raise IllegalAction("you are out of the game", "seat")
+            raise IllegalAction(gettext_noop("you are out of the game"), "seat")
         hand = state.hands[seat]
         if state.phase == LEAD:
             if seat != state.leader:
-                raise IllegalAction(f"it is seat {state.leader}'s lead, not seat {seat}'s", "seat")
+                raise IllegalAction(
+                    gettext_noop("it is seat %(leader)s's lead, not seat %(seat)s's"),
+                    "seat",
+                    leader=state.leader,
+                    seat=seat,
+                )
             if card not in hand:
-                raise IllegalAction(f"you do not hold {card}", "card")
+                raise IllegalAction(gettext_noop("you do not hold %(card)s"), "card", card=card)
             must = state.must_lead
             if must is not None and card != must:
                 if state.trick_number == 1:
-                    raise IllegalAction(f"you must lead {must} to the first trick", "card")
+                    raise IllegalAction(
+                        gettext_noop("you must lead %(card)s to the first trick"), "card", card=must
+                    )
                 raise IllegalAction(
-                    f"you must lead {must}, the card you drew from the discard", "card"
+                    gettext_noop("you must lead %(card)s, the card you drew from the discard"),
+                    "card",
+                    card=must,
                 )
             return {"type": "play", "card": card}
         if seat != state.turn:
-            raise IllegalAction(f"it is seat {state.turn}'s turn, not seat {seat}'s", "seat")
+            raise IllegalAction(
+                gettext_noop("it is seat %(turn)s's turn, not seat %(seat)s's"),
+                "seat",
+                turn=state.turn,
+                seat=seat,
+            )
         if card not in hand:
-            raise IllegalAction(f"you do not hold {card}", "card")
+            raise IllegalAction(gettext_noop("you do not hold %(card)s"), "card", card=card)
         led = state.trick[0][1][1]
         if card[1] != led:
             same = [c for c in hand if c[1] == led]
             if same:
                 if state.trick_number == 1:
                     raise IllegalAction(
-                        f"you must play a spade to the first trick: you hold {_card_list(same)}",
+                        gettext_noop(
+                            "you must play a spade to the first trick: you hold %(cards)s"
+                        ),
                         "card",
+                        cards=_card_list(same),
                     )
                 raise IllegalAction(
-                    f"you must follow {SUIT_NAMES[led]}: you hold {_card_list(same)}", "card"
+                    gettext_noop("you must follow %(suit)s: you hold %(cards)s"),
+                    "card",
+                    suit=Phrase(SUIT_NAMES[led]),
+                    cards=_card_list(same),
                 )
         return {"type": "play", "card": card}
 
@@ -486,21 +522,29 @@ class Bhabhi(Game[BhabhiState]):
     ) -> Action:
         if not chance:
             raise IllegalAction(
-                "the blind draw from the discard is made by the server, not by a player", "type"
+                gettext_noop(
+                    "the blind draw from the discard is made by the server, not by a player"
+                ),
+                "type",
             )
         _no_extra(action, ("type", "card"))
         if state.phase != DRAW:
-            raise IllegalAction("no blind draw from the discard is due now", "type")
+            raise IllegalAction(gettext_noop("no blind draw from the discard is due now"), "type")
         if seat != state.leader:
             raise IllegalAction(
-                f"the blind draw is seat {state.leader}'s, not seat {seat}'s", "seat"
+                gettext_noop("the blind draw is seat %(leader)s's, not seat %(seat)s's"),
+                "seat",
+                leader=state.leader,
+                seat=seat,
             )
         try:
             card = parse_card(action.get("card"))
         except CardError as error:
-            raise IllegalAction(str(error), "card") from error
+            raise IllegalAction(error.phrase, "card") from error
         if card not in state.discard:
-            raise IllegalAction(f"{card} is not in the old discard pile", "card")
+            raise IllegalAction(
+                gettext_noop("%(card)s is not in the old discard pile"), "card", card=card
+            )
         return {"type": "draw_discard", "card": card}
 
     # -- who acts ----------------------------------------------------------------
@@ -613,8 +657,10 @@ def _no_extra(action: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
     extra = sorted(k for k in action if k not in allowed)
     if extra:
         raise IllegalAction(
-            f"unexpected field(s) {', '.join(map(str, extra))} in a {action.get('type')} action",
+            gettext_noop("unexpected field(s) %(fields)s in a %(type)s action"),
             str(extra[0]),
+            fields=", ".join(map(str, extra)),
+            type=action.get("type"),
         )
 
 

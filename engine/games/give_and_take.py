@@ -48,6 +48,7 @@ from engine.shapes import (
     one_of_values,
     record,
 )
+from engine.words import gettext_noop
 
 Phase = Literal["declare", "place", "over"]
 
@@ -334,7 +335,7 @@ class GiveAndTake(Game[GiveAndTakeState]):
     """Give & Take: simultaneous rounds of duets, captures and a race to run out."""
 
     id: ClassVar[str] = "give_and_take"
-    name: ClassVar[str] = "Give & Take"
+    name: ClassVar[str] = gettext_noop("Give & Take")
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 4
     deck: ClassVar[tuple[Card, ...]] = full_deck()
@@ -485,29 +486,48 @@ class GiveAndTake(Game[GiveAndTakeState]):
         self, state: GiveAndTakeState, seat: int, action: Mapping[str, Any], chance: bool
     ) -> Action:
         if chance:
-            raise IllegalAction("nothing in Give & Take happens by chance after the deal", "chance")
+            raise IllegalAction(
+                gettext_noop("nothing in Give & Take happens by chance after the deal"), "chance"
+            )
         kind = action["type"]
         if kind == "declare_ace":
             _only_keys(action, ("type", "pile", "value"))
             pile = _pile(action)
             value = action.get("value")
             if isinstance(value, bool) or value not in ACE_VALUES:
-                raise IllegalAction(f"an ace counts 1 or 14, not {said(value)}", "value")
+                raise IllegalAction(
+                    gettext_noop("an ace counts 1 or 14, not %(value)s"), "value", value=said(value)
+                )
             self._seat_in(state, seat)
             if state.phase != "declare" or not state.pending:
-                raise IllegalAction("there is no ace to declare now", "type")
+                raise IllegalAction(gettext_noop("there is no ace to declare now"), "type")
             i = 2 * seat + SIDE_INDEX[pile]
             if i not in state.pending:
                 mine = [SIDES[p % 2] for p in state.pending if p // 2 == seat]
                 if not mine:
+                    waiting = self.waiting_for(state)
+                    if not waiting:
+                        raise IllegalAction(
+                            gettext_noop("you have no ace to declare; waiting for nobody"), "pile"
+                        )
                     raise IllegalAction(
-                        "you have no ace to declare; waiting for"
-                        f" {_seat_list(self.waiting_for(state))}",
+                        gettext_noop("you have no ace to declare; waiting for seat %(seats)s"),
+                        "pile",
+                        seats=", ".join(str(s) for s in waiting),
+                    )
+                if pile == "left":
+                    raise IllegalAction(
+                        gettext_noop(
+                            "you have no undeclared ace on your left pile;"
+                            " declare the ace on your right pile"
+                        ),
                         "pile",
                     )
                 raise IllegalAction(
-                    f"you have no undeclared ace on your {pile} pile;"
-                    f" declare the ace on your {mine[0]} pile",
+                    gettext_noop(
+                        "you have no undeclared ace on your right pile;"
+                        " declare the ace on your left pile"
+                    ),
                     "pile",
                 )
             return {"type": "declare_ace", "pile": pile, "value": int(value)}
@@ -516,21 +536,28 @@ class GiveAndTake(Game[GiveAndTakeState]):
             pile = _pile(action)
             self._seat_in(state, seat)
             if state.phase != "place" or state.capturer is None:
-                raise IllegalAction("there is no capture to place now", "type")
+                raise IllegalAction(gettext_noop("there is no capture to place now"), "type")
             if state.capturer != seat:
                 raise IllegalAction(
-                    f"seat {state.capturer} captured, not seat {seat}; only they place the cards",
+                    gettext_noop(
+                        "seat %(capturer)s captured, not seat %(seat)s; only they place the cards"
+                    ),
                     "seat",
+                    capturer=state.capturer,
+                    seat=seat,
                 )
             return {"type": "place_capture", "pile": pile}
         raise IllegalAction(
-            f"unknown action type {said(kind)}; Give & Take has declare_ace and place_capture",
+            gettext_noop(
+                "unknown action type %(type)s; Give & Take has declare_ace and place_capture"
+            ),
             "type",
+            type=said(kind),
         )
 
     def _seat_in(self, state: GiveAndTakeState, seat: int) -> None:
         if seat not in state.active:
-            raise IllegalAction(f"seat {seat} is out of the game", "seat")
+            raise IllegalAction(gettext_noop("seat %(seat)s is out of the game"), "seat", seat=seat)
 
     def seat_count(self, state: GiveAndTakeState) -> int:
         return state.seats
@@ -661,23 +688,21 @@ def _only_keys(action: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
     extra = sorted(k for k in action if k not in allowed)
     if extra:
         raise IllegalAction(
-            f"unexpected field(s) {', '.join(map(said, extra))} in {said(action['type'])}:"
-            f" it takes only {', '.join(map(said, allowed))}",
+            gettext_noop("unexpected field(s) %(fields)s in %(type)s: it takes only %(allowed)s"),
             extra[0],
+            fields=", ".join(map(said, extra)),
+            type=said(action["type"]),
+            allowed=", ".join(map(said, allowed)),
         )
 
 
 def _pile(action: Mapping[str, Any]) -> str:
     pile = action.get("pile")
     if not isinstance(pile, str) or pile not in SIDE_INDEX:
-        raise IllegalAction(f'the pile is "left" or "right", not {said(pile)}', "pile")
+        raise IllegalAction(
+            gettext_noop('the pile is "left" or "right", not %(pile)s'), "pile", pile=said(pile)
+        )
     return str(pile)
-
-
-def _seat_list(seats: Sequence[int]) -> str:
-    if not seats:
-        return "nobody"
-    return "seat " + ", ".join(str(s) for s in seats)
 
 
 GAME = register(GiveAndTake())

@@ -37,6 +37,7 @@ from engine.shapes import (
     nullable,
     record,
 )
+from engine.words import Either, Phrase, gettext_noop
 
 #: Foundation slots on the table.
 FOUNDATIONS = 4
@@ -87,17 +88,19 @@ class GiveAwayState:
         return [k for k, f in enumerate(self.foundations) if len(f) == need]
 
 
-def _a_rank(value: int) -> str:
+def _a_rank(value: int) -> Phrase:
     """'a 6', 'an 8' for a rank value."""
     letter = _RANK_BY_VALUE[value]
-    return f"an {letter}" if letter in "8A" else f"a {letter}"
+    if letter in "8A":
+        return Phrase(gettext_noop("an %(rank)s"), rank=letter)
+    return Phrase(gettext_noop("a %(rank)s"), rank=letter)
 
 
 class GiveAway(Game[GiveAwayState]):
     """Give Away, shared foundations, turn-based."""
 
     id = "give_away"
-    name = "Give Away"
+    name = gettext_noop("Give Away")
     min_seats = 2
     max_seats = 6
     deck = full_deck()
@@ -195,9 +198,14 @@ class GiveAway(Game[GiveAwayState]):
         self, state: GiveAwayState, seat: int, action: Mapping[str, Any], chance: bool
     ) -> Action:
         if chance:
-            raise IllegalAction("Give Away has no chance moves after the deal")
+            raise IllegalAction(gettext_noop("Give Away has no chance moves after the deal"))
         if seat != state.turn:
-            raise IllegalAction(f"it is seat {state.turn}'s turn, not seat {seat}'s", "seat")
+            raise IllegalAction(
+                gettext_noop("it is seat %(turn)s's turn, not seat %(seat)s's"),
+                "seat",
+                turn=state.turn,
+                seat=seat,
+            )
         kind = action["type"]
         up = state.face_up(seat)
         assert up is not None  # only the winner lacks one, and the game is then over
@@ -206,61 +214,98 @@ class GiveAway(Game[GiveAwayState]):
             extra = sorted(set(action) - {"type"})
             if extra:
                 raise IllegalAction(
-                    f"a pass has no other fields, got {', '.join(map(said, extra))}", extra[0]
+                    gettext_noop("a pass has no other fields, got %(fields)s"),
+                    extra[0],
+                    fields=", ".join(map(said, extra)),
                 )
             if fits:
-                slots = " or ".join(str(k) for k in fits)
                 raise IllegalAction(
-                    f"you must play your face-up {up}: it fits foundation {slots}", "type"
+                    gettext_noop(
+                        "you must play your face-up %(card)s: it fits foundation %(slots)s"
+                    ),
+                    "type",
+                    card=up,
+                    slots=Either(fits),
                 )
             return {"type": "pass"}
         if kind != "play":
             raise IllegalAction(
-                f'unknown action type {said(kind)}: Give Away has "play" and "pass"', "type"
+                gettext_noop('unknown action type %(type)s: Give Away has "play" and "pass"'),
+                "type",
+                type=said(kind),
             )
         extra = sorted(set(action) - _PLAY_KEYS)
         if extra:
             raise IllegalAction(
-                'a play has only "type", "card" and "foundation", got also'
-                f" {', '.join(map(said, extra))}",
+                gettext_noop(
+                    'a play has only "type", "card" and "foundation", got also %(fields)s'
+                ),
                 extra[0],
+                fields=", ".join(map(said, extra)),
             )
         if "card" not in action:
-            raise IllegalAction("a play names the card: your face-up card", "card")
+            raise IllegalAction(gettext_noop("a play names the card: your face-up card"), "card")
         try:
             card = parse_card(action["card"])
         except CardError as error:
-            raise IllegalAction(str(error), "card") from error
+            raise IllegalAction(error.phrase, "card") from error
         if card != up:
-            raise IllegalAction(f"you may play only your own face-up card {up}, not {card}", "card")
+            raise IllegalAction(
+                gettext_noop("you may play only your own face-up card %(up)s, not %(card)s"),
+                "card",
+                up=up,
+                card=card,
+            )
         if "foundation" not in action:
-            raise IllegalAction("a play names the foundation slot (0 to 3)", "foundation")
+            raise IllegalAction(
+                gettext_noop("a play names the foundation slot (0 to 3)"), "foundation"
+            )
         k = action["foundation"]
         if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k < FOUNDATIONS:
             raise IllegalAction(
-                f"a foundation is a slot number from 0 to {FOUNDATIONS - 1}, not {said(k)}",
+                gettext_noop("a foundation is a slot number from 0 to %(last)s, not %(slot)s"),
                 "foundation",
+                last=FOUNDATIONS - 1,
+                slot=said(k),
             )
         if k not in fits:
             raise IllegalAction(self._misfit_reason(state, card, k, fits), "foundation")
         return {"type": "play", "card": card, "foundation": k}
 
     @staticmethod
-    def _misfit_reason(state: GiveAwayState, card: Card, k: int, fits: list[int]) -> str:
+    def _misfit_reason(state: GiveAwayState, card: Card, k: int, fits: list[int]) -> Phrase:
         pile = state.foundations[k]
         if not pile:
-            why = f"only an ace starts an empty foundation, and foundation {k} is empty"
+            why = Phrase(
+                gettext_noop(
+                    "only an ace starts an empty foundation, and foundation %(k)s is empty"
+                ),
+                k=k,
+            )
         elif len(pile) == 13:
-            why = f"foundation {k} is complete: nothing goes on its king"
+            why = Phrase(
+                gettext_noop("foundation %(k)s is complete: nothing goes on its king"), k=k
+            )
         else:
-            why = (
-                f"{card} cannot go on {pile[-1]}: foundation {k} takes"
-                f" {_a_rank(len(pile) + 1)} next"
+            why = Phrase(
+                gettext_noop("%(card)s cannot go on %(top)s: foundation %(k)s takes %(next)s next"),
+                card=card,
+                top=pile[-1],
+                k=k,
+                next=_a_rank(len(pile) + 1),
             )
         if fits:
-            slots = " or ".join(str(f) for f in fits)
-            return f"{why}; {card} fits foundation {slots}"
-        return f"{why}; {card} fits no foundation now, so you must pass"
+            return Phrase(
+                gettext_noop("%(why)s; %(card)s fits foundation %(slots)s"),
+                why=why,
+                card=card,
+                slots=Either(fits),
+            )
+        return Phrase(
+            gettext_noop("%(why)s; %(card)s fits no foundation now, so you must pass"),
+            why=why,
+            card=card,
+        )
 
     def seat_count(self, state: GiveAwayState) -> int:
         return state.seats
@@ -304,7 +349,9 @@ class GiveAway(Game[GiveAwayState]):
 
     def timeout_action(self, state: GiveAwayState, seat: int, rng: random.Random) -> Action:
         if state.over or seat != state.turn:
-            raise IllegalAction(f"seat {seat} is not on turn, so it has no clock")
+            raise IllegalAction(
+                gettext_noop("seat %(seat)s is not on turn, so it has no clock"), seat=seat
+            )
         fits = state.fitting(seat)
         if fits:
             return {"type": "play", "card": state.face_up(seat), "foundation": fits[0]}

@@ -54,6 +54,7 @@ from engine.shapes import (
     nullable,
     record,
 )
+from engine.words import gettext_noop
 
 _SORT_KEY: dict[Card, int] = {
     r + s: i * len(SUITS) + j for i, r in enumerate(RANKS) for j, s in enumerate(SUITS)
@@ -157,7 +158,7 @@ class OldMaid(Game[OldMaidState]):
     """Old Maid with 51 cards for 2 to 6 players."""
 
     id = "old_maid"
-    name = "Old Maid"
+    name = gettext_noop("Old Maid")
     min_seats = 2
     max_seats = 6
     deck = old_maid_deck()
@@ -203,8 +204,10 @@ class OldMaid(Game[OldMaidState]):
     view_optional = frozenset({"hand"})
     result_shape = record({"loser": SEAT, "out": SEAT_GROUPS})
     request_help = {
-        "draw": 'a draw names the position only ({"type": "draw", "index": i}):'
-        " you cannot know the card you draw, so do not send one"
+        "draw": gettext_noop(
+            'a draw names the position only ({"type": "draw", "index": i}):'
+            " you cannot know the card you draw, so do not send one"
+        )
     }
 
     def secret_fields(
@@ -285,7 +288,7 @@ class OldMaid(Game[OldMaidState]):
         self, state: OldMaidState, seat: int, action: Mapping[str, Any], chance: bool
     ) -> Action:
         if state.loser is not None or state.drawer is None:
-            raise IllegalAction("the game is over")
+            raise IllegalAction(gettext_noop("the game is over"))
         kind = action.get("type")
         if kind == "draw":
             return self._check_draw(state, seat, action, chance)
@@ -293,12 +296,19 @@ class OldMaid(Game[OldMaidState]):
             return self._check_arrange(state, seat, action)
         if kind == "shuffle":
             if not state.hands[seat]:
-                raise IllegalAction(f"seat {seat} is out and has no fan to shuffle", "seat")
+                raise IllegalAction(
+                    gettext_noop("seat %(seat)s is out and has no fan to shuffle"),
+                    "seat",
+                    seat=seat,
+                )
             raise IllegalAction(
-                'a "shuffle" is a request: the server turns it into an "arrange"', "type"
+                gettext_noop('a "shuffle" is a request: the server turns it into an "arrange"'),
+                "type",
             )
         raise IllegalAction(
-            f'unknown action type {said(kind)}: Old Maid knows "draw" and "arrange"', "type"
+            gettext_noop('unknown action type %(type)s: Old Maid knows "draw" and "arrange"'),
+            "type",
+            type=said(kind),
         )
 
     def _check_draw(
@@ -307,28 +317,44 @@ class OldMaid(Game[OldMaidState]):
         extra = sorted(set(action) - {"type", "index", "card"})
         if extra:
             raise IllegalAction(
-                f"a draw has only an index (and a card), not {', '.join(map(said, extra))}",
+                gettext_noop("a draw has only an index (and a card), not %(fields)s"),
                 extra[0],
+                fields=", ".join(map(said, extra)),
             )
         if chance:
-            raise IllegalAction("a draw is the drawer's choice, not a chance outcome")
+            raise IllegalAction(gettext_noop("a draw is the drawer's choice, not a chance outcome"))
         offerer, drawer = state.offerer, state.drawer
         assert offerer is not None and drawer is not None
         if seat != drawer:
             raise IllegalAction(
-                f"seat {offerer} offers its fan to seat {drawer}, not to seat {seat}", "seat"
+                gettext_noop(
+                    "seat %(offerer)s offers its fan to seat %(drawer)s, not to seat %(seat)s"
+                ),
+                "seat",
+                offerer=offerer,
+                drawer=drawer,
+                seat=seat,
             )
         fan = state.hands[offerer]
         index = action.get("index")
         if not isinstance(index, int) or isinstance(index, bool):
             raise IllegalAction(
-                f"the index is a whole number from 0 to {len(fan) - 1}, not {said(index)}", "index"
+                gettext_noop("the index is a whole number from 0 to %(last)s, not %(index)s"),
+                "index",
+                last=len(fan) - 1,
+                index=said(index),
             )
         if not 0 <= index < len(fan):
             raise IllegalAction(
-                f"seat {offerer} offers {len(fan)} cards: choose a position"
-                f" from 0 to {len(fan) - 1}, not {index}",
+                gettext_noop(
+                    "seat %(offerer)s offers %(count)s cards: choose a position"
+                    " from 0 to %(last)s, not %(index)s"
+                ),
                 "index",
+                offerer=offerer,
+                count=len(fan),
+                last=len(fan) - 1,
+                index=index,
             )
         card = fan[index]
         claimed = action.get("card")
@@ -336,32 +362,47 @@ class OldMaid(Game[OldMaidState]):
             try:
                 code = parse_card(claimed)
             except CardError as error:
-                raise IllegalAction(str(error), "card") from error
+                raise IllegalAction(error.phrase, "card") from error
             if code != card:
-                raise IllegalAction(f"the card at position {index} is not {code}", "card")
+                raise IllegalAction(
+                    gettext_noop("the card at position %(index)s is not %(card)s"),
+                    "card",
+                    index=index,
+                    card=code,
+                )
         return {"type": "draw", "index": index, "card": card}
 
     def _check_arrange(self, state: OldMaidState, seat: int, action: Mapping[str, Any]) -> Action:
         extra = sorted(set(action) - {"type", "order"})
         if extra:
             raise IllegalAction(
-                f"an arrange has only an order, not {', '.join(map(said, extra))}", extra[0]
+                gettext_noop("an arrange has only an order, not %(fields)s"),
+                extra[0],
+                fields=", ".join(map(said, extra)),
             )
         fan = state.hands[seat]
         if not fan:
-            raise IllegalAction(f"seat {seat} is out and has no fan to arrange", "seat")
+            raise IllegalAction(
+                gettext_noop("seat %(seat)s is out and has no fan to arrange"), "seat", seat=seat
+            )
         order = action.get("order")
         if not isinstance(order, list | tuple):
-            raise IllegalAction("the order is a list of the cards of your fan", "order")
+            raise IllegalAction(
+                gettext_noop("the order is a list of the cards of your fan"), "order"
+            )
         try:
             cards = [parse_card(c) for c in order]
         except CardError as error:
-            raise IllegalAction(str(error), "order") from error
+            raise IllegalAction(error.phrase, "order") from error
         if sorted(cards) != sorted(fan):
             raise IllegalAction(
-                f"the order must list each card of your fan once: {len(fan)} cards,"
-                f" your own ({len(cards)} given)",
+                gettext_noop(
+                    "the order must list each card of your fan once: %(count)s cards,"
+                    " your own (%(given)s given)"
+                ),
                 "order",
+                count=len(fan),
+                given=len(cards),
             )
         return {"type": "arrange", "order": cards}
 
@@ -429,7 +470,9 @@ class OldMaid(Game[OldMaidState]):
     def timeout_action(self, state: OldMaidState, seat: int, rng: random.Random) -> Action:
         """A draw at a uniformly random position of the offered fan."""
         if state.drawer is None or state.offerer is None or seat != state.drawer:
-            raise IllegalAction(f"seat {seat} is not being waited for", "seat")
+            raise IllegalAction(
+                gettext_noop("seat %(seat)s is not being waited for"), "seat", seat=seat
+            )
         fan = state.hands[state.offerer]
         index = rng.randrange(len(fan))
         return {"type": "draw", "index": index, "card": fan[index]}

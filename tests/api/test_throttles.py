@@ -320,3 +320,15 @@ def test_while_the_cache_is_down_requests_are_allowed(
 def test_rates_are_read_as_drf_reads_them(rate: str) -> None:
     drf = SimpleRateThrottle.__new__(SimpleRateThrottle)  # parse_rate reads nothing else
     assert parse_rate(rate) == drf.parse_rate(rate)
+
+
+def test_a_429_is_told_in_russian_when_asked_with_the_same_type_and_limit(
+    backend: str, clock: Clock, settings: Any, api: Api
+) -> None:
+    set_rates(settings, anon="3/min")
+    assert statuses(api, 3) == [200, 200, 200]
+    body = api.client.get(CLUBS, headers={"Accept-Language": "ru"}).json()
+    assert body["type"] == "/api/v1/problems/throttled" and body["limit"] == "anon"
+    assert body["title"] == "Слишком много запросов"
+    assert "лимит 'anon' (анонимный, на адрес), 3 запроса в минуту, исчерпан" in body["detail"]
+    assert "сбросится через 45 с" in body["detail"] and "requests" not in body["detail"]

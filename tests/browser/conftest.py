@@ -318,7 +318,7 @@ def login(tab: Any, username: str, password: str) -> None:
     tab.goto("/accounts/login/")
     tab.fill("#id_username", username)
     tab.fill("#id_password", password)
-    tab.click("button[type=submit]")
+    tab.click("main button[type=submit]")
     tab.wait_for_selector(f"text=({username})")
 
 

@@ -120,3 +120,32 @@ def test_a_replay_follows_one_seat_s_point_of_view_from_the_selector(
     assert "Move 5 of" in page.inner_text("#replay-board .current")
     phone.goto(f"/games/{game['id']}/replay?seat=2&move=5")
     shot(phone, "replay-seat-view-phone")
+
+
+def test_the_replay_s_script_speaks_russian_to_a_russian_browser(
+    browser: Any, server: str, harness: Harness
+) -> None:
+    # The autoplay button's words are written by replay.js from the JavaScript catalog.
+    tag = uuid.uuid4().hex[:6]
+    setup = harness("finished", tag=tag, game="old_maid", players=3, least=6)
+    game = setup["games"][-1]
+    context = browser.new_context(base_url=server, locale="ru-RU")
+    context.set_default_timeout(15_000)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        tab.goto(f"/games/{game['id']}/replay?move=0")
+        tab.wait_for_selector("[data-replay][data-ready=true]")
+        assert tab.inner_text("[data-autoplay]") == "▶ Пуск"
+        assert "Сдача" in tab.inner_text("#replay-board .current")
+        tab.select_option("[data-speed]", "200")
+        tab.click("[data-autoplay]")
+        tab.wait_for_selector("[data-autoplay][aria-pressed=true]")
+        assert tab.inner_text("[data-autoplay]") == "❚❚ Пауза"
+        tab.click("[data-autoplay]")
+        assert tab.inner_text("[data-autoplay]") == "▶ Пуск"
+        shot(tab, "replay-ru")
+    finally:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"

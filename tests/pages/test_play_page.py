@@ -281,3 +281,68 @@ def test_a_game_hidden_from_a_login_is_not_found_on_the_play_page_like_a_missing
         f"/games/{game.pk}/act", {"action": json.dumps({"type": "pass"}), "sequence": 1}
     )
     assert acted.status_code == 404
+
+
+def test_a_refusal_on_the_play_page_is_in_russian_for_a_russian_reader(
+    world: PageWorld, make_person_game: Callable[..., Game]
+) -> None:
+    game = make_person_game("bhabhi")
+    client = world.client(world.person)
+    before = game.sequence
+    wrong = client.post(
+        f"/games/{game.pk}/act",
+        {"action": json.dumps({"type": "play", "card": "ZZ"}), "sequence": before},
+        HTTP_X_REQUESTED_WITH="fetch",
+        HTTP_ACCEPT_LANGUAGE="ru",
+    )
+    message = wrong.json()["message"]
+    assert wrong.status_code == 400 and message.startswith("Нельзя: 'ZZ' — не карта"), message
+    assert "Not allowed" not in message and "is not a card" not in message
+    taken = client.post(
+        f"/games/{game.pk}/act",
+        {"action": json.dumps({"type": "take_left", "extra": 1}), "sequence": before},
+        HTTP_X_REQUESTED_WITH="fetch",
+        HTTP_ACCEPT_LANGUAGE="ru",
+    )
+    assert "игрок не указывает" in taken.json()["message"], taken.json()
+    stale = client.post(
+        f"/games/{game.pk}/act",
+        {"action": json.dumps({"type": "take_left"}), "sequence": before - 1},
+        HTTP_X_REQUESTED_WITH="fetch",
+        HTTP_ACCEPT_LANGUAGE="ru",
+    )
+    assert stale.json()["message"] == "Партия ушла вперёд, пока шёл ваш ход: выберите снова."
+    form = client.post(
+        f"/games/{game.pk}/act",
+        {"action": json.dumps({"type": "play", "card": "ZZ"}), "sequence": before},
+        follow=True,
+        HTTP_ACCEPT_LANGUAGE="ru",
+    )
+    assert "Нельзя: " in form.content.decode()
+    game.refresh_from_db()
+    assert game.sequence == before, "nothing was stored"
+
+
+@pytest.mark.parametrize(
+    "kind,name",
+    [
+        ("give_away", "Give Away: общие базы"),
+        ("old_maid", "Старая дева"),
+        ("bhabhi", "Бхабхи (Getaway)"),
+        ("give_and_take", "Дайте и возьмите"),
+    ],
+)
+def test_the_play_page_of_a_russian_reader_tells_the_game_in_russian(
+    world: PageWorld, make_person_game: Callable[..., Game], kind: str, name: str
+) -> None:
+    game = make_person_game(kind)
+    page = (
+        world.client(world.person)
+        .get(f"/games/{game.pk}/play", HTTP_ACCEPT_LANGUAGE="ru")
+        .content.decode()
+    )
+    assert name in page
+    # The log's deal, the cards' spoken names and the piles are Russian.
+    assert "раздаёт" in page and " deals " not in page
+    assert re.search(r'aria-label="[^"]*(пик|червей|бубен|треф|рубашкой вверх|на руке)"', page)
+    assert not re.search(r'aria-label="[^"]*\b(of spades|of hearts|of diamonds|of clubs)', page)

@@ -7,6 +7,7 @@ like every other number of a query (:func:`whole_number`), never silently replac
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
@@ -29,9 +30,16 @@ def whole_number(
         return None
     value = int(raw) if raw.isascii() and raw.isdigit() else None
     if value is None or not least <= value <= most:
-        bounds = f"from {least} to {most}" if most < MOST else f"{least} or more"
-        kind = what or "a whole number"
-        raise ValidationError({name: [f"{kind} ({bounds}), not {raw!r}"]})
+        bounds = (
+            gettext("from %(least)s to %(most)s") % {"least": least, "most": most}
+            if most < MOST
+            else gettext("%(least)s or more") % {"least": least}
+        )
+        kind = what or gettext("a whole number")
+        refusal = gettext("%(kind)s (%(bounds)s), not %(raw)s")
+        raise ValidationError(
+            {name: [refusal % {"kind": kind, "bounds": bounds, "raw": repr(raw)}]}
+        )
     return value
 
 

@@ -20,6 +20,7 @@ and superusers; another user's token by nobody else).
 from __future__ import annotations
 
 from django.contrib.auth.models import User
+from django.utils.translation import gettext
 from rest_framework.exceptions import NotAuthenticated, NotFound
 from rest_framework.request import Request
 
@@ -64,7 +65,9 @@ def require_organiser(request: Request, club: Club) -> User:
     """The caller, who must organise ``club`` (403 otherwise, 401 if anonymous)."""
     user = signed_in(request)
     if not is_organiser(user, club):
-        raise Forbidden(f"only the organisers of {club.name} may do this")
+        raise Forbidden(
+            gettext("only the organisers of %(club)s may do this") % {"club": club.name}
+        )
     return user
 
 
@@ -74,8 +77,11 @@ def require_self_or_organiser(request: Request, player: Player) -> User:
     if player.user_id == user.pk or is_organiser(user, player.club):
         return user
     raise Forbidden(
-        f"you may do this for your own player only, not for {player.name}"
-        f" (or ask an organiser of {player.club.name})",
+        gettext(
+            "you may do this for your own player only, not for %(player)s"
+            " (or ask an organiser of %(club)s)"
+        )
+        % {"player": player.name, "club": player.club.name},
         "player",
     )
 
@@ -89,8 +95,8 @@ def game_access(request: Request, game_id: int) -> GameAccess:
     """
     game = game_row(game_id)
     if game is None:
-        raise NotFound(f"there is no game {game_id}")
+        raise NotFound(gettext("there is no game %(id)s") % {"id": game_id})
     access = access_to(request.user, game)
     if access is None:
-        raise NotFound(f"there is no game {game_id}")
+        raise NotFound(gettext("there is no game %(id)s") % {"id": game_id})
     return access

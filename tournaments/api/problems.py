@@ -7,7 +7,9 @@ Every error the API gives is ``application/problem+json``::
      "field": "action.index", "instance": "/api/v1/games/12/actions"}
 
 ``type`` names the kind of problem (a relative URI answered by
-``GET /api/v1/problems/<slug>``), ``title`` is that kind's fixed summary,
+``GET /api/v1/problems/<slug>``; it never changes with the language), ``title`` is that
+kind's fixed summary and, like ``detail``, in the language of ``Accept-Language``
+(English by default: docs/i18n.md),
 ``detail`` says what is wrong this time and how to fix it, ``field`` names the
 input at fault (``null`` when no single field is) and ``instance`` is the
 request path.  Some kinds add members: a conflict has ``current_sequence``,
@@ -40,6 +42,7 @@ from django.core.exceptions import PermissionDenied, RequestDataTooBig, Suspicio
 from django.db import InterfaceError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.loader import render_to_string
+from django.utils.translation import gettext, gettext_lazy, gettext_noop, ngettext
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from psycopg_pool import PoolTimeout
@@ -51,6 +54,7 @@ from engine.record import RecordError
 from events.store import Conflict, IdempotencyKeyReused
 from tournaments.play import GameNotOver
 from tournaments.services import ServiceError
+from tournaments.words import record_fault, refusal
 
 logger = logging.getLogger("parlour.api")
 
@@ -64,6 +68,7 @@ class ProblemType:
     """One kind of problem: its slug (the end of its ``type``), title, status and meaning."""
 
     slug: str
+    #: English (marked for the catalog): a problem says it in the request's language.
     title: str
     status: int
     description: str
@@ -76,96 +81,129 @@ class ProblemType:
 _TYPES = [
     ProblemType(
         "bad-request",
-        "Bad request",
+        gettext_noop("Bad request"),
         400,
-        "The request cannot be read (for example malformed JSON).",
+        gettext_noop("The request cannot be read (for example malformed JSON)."),
     ),
     ProblemType(
-        "invalid", "Invalid input", 400, "A field is missing or has a value of the wrong shape."
+        "invalid",
+        gettext_noop("Invalid input"),
+        400,
+        gettext_noop("A field is missing or has a value of the wrong shape."),
     ),
     ProblemType(
         "unauthenticated",
-        "Authentication needed",
+        gettext_noop("Authentication needed"),
         401,
-        "Send 'Authorization: Bearer <key>' with a valid, unrevoked token (or log in).",
+        gettext_noop(
+            "Send 'Authorization: Bearer <key>' with a valid, unrevoked token (or log in)."
+        ),
     ),
     ProblemType(
-        "forbidden", "Forbidden", 403, "You may see this, but not do this (not your seat or club)."
+        "forbidden",
+        gettext_noop("Forbidden"),
+        403,
+        gettext_noop("You may see this, but not do this (not your seat or club)."),
     ),
-    ProblemType("not-found", "Not found", 404, "There is no such resource, or you may not see it."),
     ProblemType(
-        "method-not-allowed", "Method not allowed", 405, "The resource does not take this method."
+        "not-found",
+        gettext_noop("Not found"),
+        404,
+        gettext_noop("There is no such resource, or you may not see it."),
     ),
-    ProblemType("not-acceptable", "Not acceptable", 406, "The API answers application/json only."),
+    ProblemType(
+        "method-not-allowed",
+        gettext_noop("Method not allowed"),
+        405,
+        gettext_noop("The resource does not take this method."),
+    ),
+    ProblemType(
+        "not-acceptable",
+        gettext_noop("Not acceptable"),
+        406,
+        gettext_noop("The API answers application/json only."),
+    ),
     ProblemType(
         "conflict",
-        "Sequence conflict",
+        gettext_noop("Sequence conflict"),
         409,
-        "The game moved on since the sequence you sent: fetch the view at current_sequence,"
-        " decide again and send the new sequence.",
+        gettext_noop(
+            "The game moved on since the sequence you sent: fetch the view at current_sequence,"
+            " decide again and send the new sequence."
+        ),
     ),
     ProblemType(
         "game-not-over",
-        "Game not over",
+        gettext_noop("Game not over"),
         409,
-        "What you asked for (the record, the deck, the seed) is shown once the game is over.",
+        gettext_noop(
+            "What you asked for (the record, the deck, the seed) is shown once the game is over."
+        ),
     ),
     ProblemType(
         "payload-too-large",
-        "Request body too large",
+        gettext_noop("Request body too large"),
         413,
-        "The body is larger than the server accepts (PARLOUR_MAX_BODY_BYTES).",
+        gettext_noop("The body is larger than the server accepts (PARLOUR_MAX_BODY_BYTES)."),
     ),
     ProblemType(
         "unsupported-media-type",
-        "Unsupported media type",
+        gettext_noop("Unsupported media type"),
         415,
-        "Send JSON bodies with 'Content-Type: application/json'.",
+        gettext_noop("Send JSON bodies with 'Content-Type: application/json'."),
     ),
     ProblemType(
         "illegal-action",
-        "Illegal action",
+        gettext_noop("Illegal action"),
         422,
-        "The rules do not allow this action now; detail gives the engine's reason.",
+        gettext_noop("The rules do not allow this action now; detail gives the engine's reason."),
     ),
     ProblemType(
         "idempotency-key-reused",
-        "Idempotency key reused",
+        gettext_noop("Idempotency key reused"),
         422,
-        "This Idempotency-Key was used for another command in this game: use a fresh key"
-        " for each new command, the same key only to retry the same command.",
+        gettext_noop(
+            "This Idempotency-Key was used for another command in this game: use a fresh key"
+            " for each new command, the same key only to retry the same command."
+        ),
     ),
     ProblemType(
         "refused",
-        "Refused",
+        gettext_noop("Refused"),
         422,
-        "The tournament rules do not allow this now; detail says why and what to do.",
+        gettext_noop("The tournament rules do not allow this now; detail says why and what to do."),
     ),
     ProblemType(
         "invalid-record",
-        "Invalid record",
+        gettext_noop("Invalid record"),
         422,
-        "The record does not hold: detail names the first fault (and move_index the move).",
+        gettext_noop(
+            "The record does not hold: detail names the first fault (and move_index the move)."
+        ),
     ),
     ProblemType(
         "throttled",
-        "Too many requests",
+        gettext_noop("Too many requests"),
         429,
-        "Slow down: wait retry_after seconds (the Retry-After header) before trying again.",
+        gettext_noop(
+            "Slow down: wait retry_after seconds (the Retry-After header) before trying again."
+        ),
     ),
     ProblemType(
         "server-error",
-        "Server error",
+        gettext_noop("Server error"),
         500,
-        "Something went wrong on our side; nothing you sent was at fault.",
+        gettext_noop("Something went wrong on our side; nothing you sent was at fault."),
     ),
     ProblemType(
         "unavailable",
-        "Service unavailable",
+        gettext_noop("Service unavailable"),
         503,
-        "The server is too busy to answer now (no database connection was free in time, the"
-        " database refused a connection or Redis is not answering): wait retry_after seconds"
-        " (the Retry-After header) and try again, an action with the same Idempotency-Key.",
+        gettext_noop(
+            "The server is too busy to answer now (no database connection was free in time, the"
+            " database refused a connection or Redis is not answering): wait retry_after seconds"
+            " (the Retry-After header) and try again, an action with the same Idempotency-Key."
+        ),
     ),
 ]
 PROBLEM_TYPES: dict[str, ProblemType] = {t.slug: t for t in _TYPES}
@@ -184,7 +222,7 @@ def problem_body(
     kind = PROBLEM_TYPES[slug]
     body: dict[str, Any] = {
         "type": kind.uri,
-        "title": kind.title,
+        "title": gettext(kind.title),
         "status": status_code or kind.status,
         "detail": detail,
         "field": field,
@@ -230,7 +268,7 @@ def problem_response(
 
 class PayloadTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_detail = "the request body is too large"
+    default_detail = gettext_lazy("the request body is too large")
     default_code = "payload_too_large"
 
 
@@ -323,27 +361,31 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
     if isinstance(exc, Conflict):
         return answer(
             "conflict",
-            f"the game is at sequence {exc.current_sequence}, not {exc.expected}: fetch it,"
-            " decide again and send expected_sequence "
-            f"{exc.current_sequence}",
+            gettext(
+                "the game is at sequence %(current)s, not %(expected)s: fetch it,"
+                " decide again and send expected_sequence %(current)s"
+            )
+            % {"current": exc.current_sequence, "expected": exc.expected},
             field="expected_sequence",
             extra={"current_sequence": exc.current_sequence, "expected_sequence": exc.expected},
         )
     if isinstance(exc, IdempotencyKeyReused):
         return answer(
             "idempotency-key-reused",
-            "this Idempotency-Key was already used in this game for another command:"
-            " send a new key with a new command",
+            gettext(
+                "this Idempotency-Key was already used in this game for another command:"
+                " send a new key with a new command"
+            ),
             field="Idempotency-Key",
         )
     if isinstance(exc, IllegalAction):
-        return answer("illegal-action", exc.reason, field=_action_field(exc.field))
+        return answer("illegal-action", refusal(exc), field=_action_field(exc.field))
     if isinstance(exc, GameNotOver):
         return answer("game-not-over", str(exc))
     if isinstance(exc, RecordError):
         return answer(
             "invalid-record",
-            str(exc),
+            record_fault(exc),
             field=exc.field,
             extra={"move_index": exc.index},
         )
@@ -378,12 +420,18 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
             detail = (
                 exc.message
                 if isinstance(exc, TooManyLogins)
-                else reason or f"too many requests: try again in {max(wait, 1)} second(s)"
+                else reason
+                or ngettext(
+                    "too many requests: try again in %(seconds)s second",
+                    "too many requests: try again in %(seconds)s seconds",
+                    max(wait, 1),
+                )
+                % {"seconds": max(wait, 1)}
             )
             return answer(slug, detail, headers=headers, extra=extra)
         if isinstance(exc, exceptions.ValidationError):
             errors = _flatten(exc.detail)
-            first = errors[0] if errors else {"field": "", "detail": "invalid input"}
+            first = errors[0] if errors else {"field": "", "detail": gettext("invalid input")}
             field = first["field"] or None
             detail = f"{first['field']}: {first['detail']}" if field else first["detail"]
             # The whole body at fault is field null, as the problem's own "field" says it.
@@ -432,7 +480,8 @@ def is_api(request: HttpRequest) -> bool:
 def not_found_response(request: HttpRequest) -> HttpResponse:
     return problem_response(
         "not-found",
-        f"there is no resource at {request.path}: see /api/v1/docs for the API's URLs",
+        gettext("there is no resource at %(path)s: see /api/v1/docs for the API's URLs")
+        % {"path": request.path},
         request=request,
     )
 
@@ -440,7 +489,7 @@ def not_found_response(request: HttpRequest) -> HttpResponse:
 def server_error_response(request: HttpRequest) -> HttpResponse:
     return problem_response(
         "server-error",
-        "the server failed to answer this request; it has been logged",
+        gettext("the server failed to answer this request; it has been logged"),
         request=request,
     )
 
@@ -484,7 +533,12 @@ def unavailable_response(request: HttpRequest, reason: str) -> HttpResponse:
     logger.warning("API request %s %s: %s; answered 503", request.method, request.path, reason)
     return problem_response(
         "unavailable",
-        f"the server is too busy to answer now: try again in {UNAVAILABLE_RETRY_SECONDS} seconds",
+        ngettext(
+            "the server is too busy to answer now: try again in %(seconds)s second",
+            "the server is too busy to answer now: try again in %(seconds)s seconds",
+            UNAVAILABLE_RETRY_SECONDS,
+        )
+        % {"seconds": UNAVAILABLE_RETRY_SECONDS},
         request=request,
         extra={"retry_after": UNAVAILABLE_RETRY_SECONDS},
         headers={"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)},
@@ -499,15 +553,17 @@ def exception_response(request: HttpRequest, exc: Exception) -> HttpResponse:
     if isinstance(exc, RequestDataTooBig):
         return problem_response(
             "payload-too-large",
-            "the request body is larger than the server accepts",
+            gettext("the request body is larger than the server accepts"),
             request=request,
         )
     if isinstance(exc, SuspiciousOperation):
-        return problem_response("bad-request", "the request cannot be accepted", request=request)
+        return problem_response(
+            "bad-request", gettext("the request cannot be accepted"), request=request
+        )
     if isinstance(exc, Http404):
         return not_found_response(request)
     if isinstance(exc, PermissionDenied):
-        return problem_response("forbidden", str(exc) or "forbidden", request=request)
+        return problem_response("forbidden", str(exc) or gettext("forbidden"), request=request)
     logger.error("API request %s %s failed", request.method, request.path, exc_info=exc)
     return server_error_response(request)
 
@@ -515,13 +571,15 @@ def exception_response(request: HttpRequest, exc: Exception) -> HttpResponse:
 def handler400(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """Django's ``handler400``: a problem document under ``/api/``, Django's page elsewhere."""
     if is_api(request):
-        return problem_response("bad-request", "the request cannot be accepted", request=request)
+        return problem_response(
+            "bad-request", gettext("the request cannot be accepted"), request=request
+        )
     return defaults.bad_request(request, exception or SuspiciousOperation())
 
 
 def handler403(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if is_api(request):
-        return problem_response("forbidden", "forbidden", request=request)
+        return problem_response("forbidden", gettext("forbidden"), request=request)
     return defaults.permission_denied(request, exception or PermissionDenied())
 
 

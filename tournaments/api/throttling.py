@@ -58,6 +58,7 @@ from typing import Any, cast
 
 from django.core.cache import BaseCache, caches
 from django.core.cache.backends.redis import RedisCache
+from django.utils.translation import gettext, gettext_noop, ngettext, pgettext
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
@@ -138,26 +139,48 @@ class RateState:
     def refusal(self) -> str:
         """What a 429 says: the limits exceeded and when each resets."""
         over = [
-            f"the {_SCOPE_WORDS.get(lim.scope, lim.scope)} limit {lim.scope!r} of"
-            f" {lim.requests} requests per {_period_words(lim.period)} was used up; it resets"
-            f" in {lim.seconds_left(self.now)} s"
+            ngettext(
+                "the %(scope)s limit %(name)s of %(requests)s request per %(period)s was used"
+                " up; it resets in %(seconds)s s",
+                "the %(scope)s limit %(name)s of %(requests)s requests per %(period)s was used"
+                " up; it resets in %(seconds)s s",
+                lim.requests,
+            )
+            % {
+                "scope": gettext(_SCOPE_WORDS[lim.scope])
+                if lim.scope in _SCOPE_WORDS
+                else lim.scope,
+                "name": repr(lim.scope),
+                "requests": lim.requests,
+                "period": _period_words(lim.period),
+                "seconds": lim.seconds_left(self.now),
+            }
             for lim, n in zip(self.limits, self.counts, strict=True)
             if n > lim.requests
         ]
-        return "too many requests: " + "; ".join(over) + " (RateLimit headers: where you stand)"
+        return gettext("too many requests: %(limits)s (RateLimit headers: where you stand)") % {
+            "limits": "; ".join(over)
+        }
 
 
-#: How a 429 names each limit.
+#: How a 429 names each limit (English, translated when said).
 _SCOPE_WORDS = {
-    "address": "per-address",
-    "anon": "anonymous per-address",
-    "token": "per-token",
-    "records": "records (verify and import) per-address",
+    "address": gettext_noop("per-address"),
+    "anon": gettext_noop("anonymous per-address"),
+    "token": gettext_noop("per-token"),
+    "records": gettext_noop("records (verify and import) per-address"),
 }
 
 
 def _period_words(seconds: int) -> str:
-    return {1: "second", 60: "minute", 3600: "hour", 86400: "day"}.get(seconds, f"{seconds} s")
+    """A limit's period after "per" (Russian «в минуту»)."""
+    words = {
+        1: pgettext("per", "second"),
+        60: pgettext("per", "minute"),
+        3600: pgettext("per", "hour"),
+        86400: pgettext("per", "day"),
+    }
+    return words.get(seconds, f"{seconds} s")
 
 
 #: Where the throttle leaves a request's :class:`RateState` (on Django's request, so

@@ -23,6 +23,7 @@ from typing import Any
 from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from engine.contract import Game as Engine
 from engine.contract import IllegalAction
@@ -177,7 +178,7 @@ def _command(
     if cause_kind not in store.CAUSE_KINDS:
         raise ValueError(f"cause_kind is one of {sorted(store.CAUSE_KINDS)}, not {cause_kind!r}")
     if not isinstance(action, Mapping):
-        raise IllegalAction('an action is an object with a "type"', "type")
+        raise IllegalAction(gettext_noop('an action is an object with a "type"'), "type")
     digest = store.command_hash(
         {"command": kind, "seat": seat, "action": dict(action), "expected_sequence": expected}
     )
@@ -221,12 +222,16 @@ def _decide_and_append(
             check(game)
         rng = randomness.source.generator()
         if engine.is_over(state):
-            raise IllegalAction("the game is over")
+            raise IllegalAction(gettext_noop("the game is over"))
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < game.seats:
-            raise IllegalAction(f"there is no seat {seat!r} at this table", "seat")
+            raise IllegalAction(
+                gettext_noop("there is no seat %(seat)s at this table"), "seat", seat=repr(seat)
+            )
         if kind == "timeout":
             if seat not in engine.waiting_for(state):
-                raise IllegalAction(f"seat {seat} is not being waited for", "seat")
+                raise IllegalAction(
+                    gettext_noop("seat %(seat)s is not being waited for"), "seat", seat=seat
+                )
             try:
                 request: Mapping[str, Any] = engine.timeout_action(state, seat, rng)
             except ValueError as error:

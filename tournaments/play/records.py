@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
+
 from engine.record import export_record as _export_record
 from engine.registry import get_game
 from events import store
@@ -22,11 +24,17 @@ def export_record(game: Game | int) -> dict[str, Any]:
     events = [e.payload for e in store.read_stream(game.stream)]
     engine = get_game(game.kind)
     if not engine.is_over(engine.fold(events)):
-        raise GameNotOver(f"game {game.pk} is still running: its record is shown after the end")
+        raise GameNotOver(
+            gettext("game %(game)s is still running: its record is shown after the end")
+            % {"game": game.pk}
+        )
     if not is_revealed(game):
         raise GameNotRevealed(
-            f"game {game.pk} was dealt from a duplicate deck that other tables of its round"
-            " are still playing: its record is shown when they finish"
+            gettext(
+                "game %(game)s was dealt from a duplicate deck that other tables of its round"
+                " are still playing: its record is shown when they finish"
+            )
+            % {"game": game.pk}
         )
     shuffle = events[0].get("shuffle")
     reveal = None

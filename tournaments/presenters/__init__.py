@@ -1,6 +1,7 @@
 """The words and buttons of each game: one presenter per game, found by the game's id.
 
-A presenter (:class:`Presenter`) knows how one game reads to a person, in English:
+A presenter (:class:`Presenter`) knows how one game reads to a person, in the request's
+language (English source strings, translated with Django's gettext; docs/i18n.md):
 its result in one sentence and per seat, the game's own parts of the table (the
 middle and each seat), each of its moves in words and each of its actions as a
 button.  ``templates/games/table_<game>.html`` draws the table it fills.  The
@@ -24,6 +25,7 @@ from typing import Any, ClassVar
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 
 from engine.registry import game_ids
 from tournaments.presenters.common import Table, choice, player_name
@@ -134,7 +136,8 @@ class Presenter:
     ) -> SafeString:
         """The sentence of ``seat`` going out."""
         return format_html(
-            "{} has no cards left and is out of the game.", player_name(players, seat)
+            gettext("{who} has no cards left and is out of the game."),
+            who=player_name(players, seat),
         )
 
     def end_sentences(
@@ -145,7 +148,11 @@ class Presenter:
         players: Sequence[str],
     ) -> list[SafeString]:
         """Why the game ended and its result."""
-        return [format_html("The game is over: {}.", self.result_text(outcome, players))]
+        return [
+            format_html(
+                gettext("The game is over: {result}."), result=self.result_text(outcome, players)
+            )
+        ]
 
 
 #: The presenters by game id.
@@ -186,7 +193,7 @@ def presenter_for(kind: str) -> Presenter:
 
 def pass_text(who: str) -> SafeString:
     """The common wording of a ``pass``, in any game."""
-    return format_html("{} passes", who)
+    return format_html(gettext("{who} passes"), who=who)
 
 
 __all__ = [

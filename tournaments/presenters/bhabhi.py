@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils.html import format_html
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext, gettext_noop, ngettext, pgettext
 
 from tournaments.presenters import Presenter, register
 from tournaments.presenters.common import (
@@ -18,14 +19,16 @@ from tournaments.presenters.common import (
     player_name,
     small_card,
 )
-from tournaments.templatetags.cards import SUIT_NAMES, SUIT_SYMBOLS, card_html, card_name
+from tournaments.templatetags.cards import SUIT_SYMBOLS, card_html, card_name, suit_name
 
 
 class BhabhiPresenter(OneLoser, Presenter):
     game_id = "bhabhi"
 
-    loses = "{loser} loses (is the Bhabhi)"
-    last_one_left = "Only {loser} is left in the game: the game is over and {loser} is the Bhabhi."
+    loses = gettext_noop("{loser} loses (is the Bhabhi)")
+    last_one_left = gettext_noop(
+        "Only {loser} is left in the game: the game is over and {loser} is the Bhabhi."
+    )
 
     def fill_table(self, table: Table, view: Mapping[str, Any], me: int | None) -> None:
         fill_hand_seats(table, view, me, sizes="hand_sizes", size_field="hand_size")
@@ -33,9 +36,9 @@ class BhabhiPresenter(OneLoser, Presenter):
         for seat in table["seats"]:
             s = seat["seat"]
             if view.get("phase") == "lead" and view.get("leader") == s:
-                seat["status"] = "to lead"
+                seat["status"] = pgettext("seat status", "to lead")
             elif view.get("phase") == "trick" and view.get("turn") == s:
-                seat["status"] = "to play"
+                seat["status"] = pgettext("seat status", "to play")
         table["trick"] = [
             {
                 "name": player_name(players, t.get("seat")),
@@ -47,7 +50,7 @@ class BhabhiPresenter(OneLoser, Presenter):
         table["trick_number"] = view.get("trick_number")
         led = view.get("led_suit")
         table["led_suit"] = led
-        table["led"] = f"{SUIT_SYMBOLS[led]} {SUIT_NAMES[led]}" if led in SUIT_SYMBOLS else ""
+        table["led"] = f"{SUIT_SYMBOLS[led]} {suit_name(led)}" if led in SUIT_SYMBOLS else ""
         table["discard_size"] = view.get("discard_size", 0)
         table["discard_cards"] = (view.get("hidden") or {}).get("discard")
         table["phase"] = view.get("phase")
@@ -60,12 +63,16 @@ class BhabhiPresenter(OneLoser, Presenter):
     ) -> SafeString | None:
         kind = action.get("type")
         if kind == "play":
-            return format_html("{} plays {}", who, small_card(action.get("card")))
+            return format_html(
+                gettext("{who} plays {card}"), who=who, card=small_card(action.get("card"))
+            )
         if kind == "take_left":
-            return format_html("{} takes the hand of the player on their left", who)
+            return format_html(gettext("{who} takes the hand of the player on their left"), who=who)
         if kind == "draw_discard":
             return format_html(
-                "{} draws blind from the discard pile{}", who, drawn_card(action.get("card"))
+                gettext("{who} draws blind from the discard pile{card}"),
+                who=who,
+                card=drawn_card(action.get("card")),
             )
         return None
 
@@ -85,10 +92,15 @@ class BhabhiPresenter(OneLoser, Presenter):
                 sizes = before.get("hand_sizes") or []
                 count = sizes[victim] if victim < len(sizes) else 0
                 return format_html(
-                    "{} takes the hand of {}, the next player on their left: {} cards",
-                    who,
-                    player_name(players, victim),
-                    count,
+                    ngettext(
+                        "{who} takes the hand of {victim}, the next player on their left: {n} card",
+                        "{who} takes the hand of {victim}, the next player on their left:"
+                        " {n} cards",
+                        count,
+                    ),
+                    who=who,
+                    victim=player_name(players, victim),
+                    n=count,
                 )
         return self.describe_action(action, who, players, chance=chance)
 
@@ -108,20 +120,37 @@ class BhabhiPresenter(OneLoser, Presenter):
             # A tochoo: the highest card of the led suit picks up the whole trick.
             count = len(before.get("trick") or []) + 1
             if after.get("phase") == "over":
-                return [format_html("{} picks up the trick: {} cards.", leader, count)]
-            return [format_html("{} picks up the trick: {} cards, and leads next.", leader, count)]
+                sentence = ngettext(
+                    "{leader} picks up the trick: {n} card.",
+                    "{leader} picks up the trick: {n} cards.",
+                    count,
+                )
+            else:
+                sentence = ngettext(
+                    "{leader} picks up the trick: {n} card, and leads next.",
+                    "{leader} picks up the trick: {n} cards, and leads next.",
+                    count,
+                )
+            return [format_html(sentence, leader=leader, n=count)]
         if after.get("phase") == "draw":
             return [
                 format_html(
-                    "{} won the trick with their last card and must draw a card blindly"
-                    " from the discard pile.",
-                    leader,
+                    gettext(
+                        "{leader} won the trick with their last card and must draw a card"
+                        " blindly from the discard pile."
+                    ),
+                    leader=leader,
                 )
             ]
         if not after.get("trick") and after.get("phase") in ("lead", "over"):
             if after.get("phase") == "over":
-                return [mark_safe("The trick goes to the discard pile.")]
-            return [format_html("The trick goes to the discard pile; {} leads next.", leader)]
+                return [format_html("{}", gettext("The trick goes to the discard pile."))]
+            return [
+                format_html(
+                    gettext("The trick goes to the discard pile; {leader} leads next."),
+                    leader=leader,
+                )
+            ]
         return []
 
     def out_sentence(
@@ -133,7 +162,8 @@ class BhabhiPresenter(OneLoser, Presenter):
     ) -> SafeString:
         if (payload.get("action") or {}).get("type") == "take_left":
             return format_html(
-                "{} is out of the game: their hand was taken.", player_name(players, seat)
+                gettext("{who} is out of the game: their hand was taken."),
+                who=player_name(players, seat),
             )
         return super().out_sentence(seat, payload, before, players)
 
@@ -146,15 +176,15 @@ class BhabhiPresenter(OneLoser, Presenter):
                 action,
                 card_html(action["card"]),
                 card=action["card"],
-                aria=f"Play {card_name(action['card'])}",
+                aria=gettext("Play {card}").format(card=card_name(action["card"], "accusative")),
             )
         if kind == "take_left":
             left = _next_active_left(view)
             return choice(
                 action,
-                f"Take {player_name(players, left)}'s hand"
+                gettext("Take {name}'s hand").format(name=player_name(players, left))
                 if left is not None
-                else "Take left hand",
+                else gettext("Take left hand"),
                 optional=True,
             )
         return None

@@ -1,4 +1,9 @@
-"""Helpers every presenter uses: names, places, known cards, buttons."""
+"""Helpers every presenter uses: names, places, known cards, buttons.
+
+Every word here is in the request's language (Django's gettext; the Russian catalog,
+docs/i18n.md): a sentence is one msgid with named places (``{who}``), so a translation
+may put the names where its grammar wants them, and every count is an ``ngettext``.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import Any, ClassVar
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext, gettext_noop, pgettext
 
 from tournaments.templatetags.cards import card_html
 
@@ -16,21 +22,43 @@ from tournaments.templatetags.cards import card_html
 #: game's own parts.
 Table = dict[str, Any]
 
-SUFFIXES = {1: "st", 2: "nd", 3: "rd"}
-
 
 def ordinal(n: int) -> str:
-    """``1`` → ``1st``, ``12`` → ``12th``, ``22`` → ``22nd``."""
-    suffix = "th" if 10 <= n % 100 <= 20 else SUFFIXES.get(n % 10, "th")
-    return f"{n}{suffix}"
+    """``1`` → ``1st``, ``12`` → ``12th``, ``22`` → ``22nd`` (Russian «1-е»: a place)."""
+    if 10 <= n % 100 <= 20 or n % 10 not in (1, 2, 3):
+        return pgettext("ordinal place", "{n}th").format(n=n)
+    if n % 10 == 1:
+        return pgettext("ordinal place", "{n}st").format(n=n)
+    if n % 10 == 2:
+        return pgettext("ordinal place", "{n}nd").format(n=n)
+    return pgettext("ordinal place", "{n}rd").format(n=n)
+
+
+def place_label(n: int) -> str:
+    """A seat's place as a short label: ``1st`` (Russian «1-е место»)."""
+    return pgettext("seat label", "{place}").format(place=ordinal(n))
+
+
+def out_label(n: int) -> str:
+    """The label of a seat out of the game in place ``n``: ``out 1st``."""
+    return pgettext("seat label", "out {place}").format(place=ordinal(n))
 
 
 def player_name(players: Sequence[str], seat: int | None) -> str:
     """The name at ``seat``; ``nobody`` for no seat, ``Seat n`` past the names (numbered from 1
     for people, as everywhere on the pages)."""
     if seat is None:
-        return "nobody"
-    return players[seat] if 0 <= seat < len(players) else f"Seat {seat + 1}"
+        return gettext("nobody")
+    if 0 <= seat < len(players):
+        return players[seat]
+    return gettext("Seat {number}").format(number=seat + 1)
+
+
+def names_text(names: Sequence[str]) -> str:
+    """``Ann``, ``Ann and Bob``, ``Ann, Bob and Cid``."""
+    if len(names) < 2:
+        return "".join(names)
+    return gettext("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])
 
 
 def groups_rank(groups: Sequence[Sequence[int]]) -> dict[int, int]:
@@ -63,7 +91,7 @@ def mark_out(seat: dict[str, Any], out: Mapping[int, int]) -> None:
     s = seat["seat"]
     seat["out"] = s in out
     if s in out and not seat["result"]:
-        seat["result"] = f"out {ordinal(out[s])}"
+        seat["result"] = out_label(out[s])
 
 
 def loser_labels(result: Mapping[str, Any], seats: int) -> dict[int, str]:
@@ -72,15 +100,15 @@ def loser_labels(result: Mapping[str, Any], seats: int) -> dict[int, str]:
     labels: dict[int, str] = {}
     for s in range(seats):
         if s == result.get("loser"):
-            labels[s] = "lost"
+            labels[s] = pgettext("seat label", "lost")
         elif s in ranks:
-            labels[s] = f"out {ordinal(ranks[s])}"
+            labels[s] = out_label(ranks[s])
     return labels
 
 
 def small_card(code: object) -> SafeString:
     """A small face-up card in a sentence, or ``a card`` when the viewer may not see it."""
-    return card_html(code, "small") if code else format_html("{}", "a card")
+    return card_html(code, "small") if code else format_html("{}", gettext("a card"))
 
 
 def drawn_card(code: object) -> SafeString:
@@ -110,14 +138,17 @@ class OneLoser:
     ``{"loser": s, "out": [...]}``): mixed in before :class:`~tournaments.presenters.Presenter`.
 
     ``loses`` is the result's sentence and ``last_one_left`` the end's, each naming the
-    loser where it says ``{loser}``.
+    loser where it says ``{loser}``: English source strings, marked with ``gettext_noop``
+    and translated when said.
     """
 
-    loses: ClassVar[str] = "{loser} loses"
-    last_one_left: ClassVar[str] = "Only {loser} is left in the game: the game is over."
+    loses: ClassVar[str] = gettext_noop("{loser} loses")
+    last_one_left: ClassVar[str] = gettext_noop(
+        "Only {loser} is left in the game: the game is over."
+    )
 
     def result_text(self, result: Mapping[str, Any], players: Sequence[str]) -> str:
-        return self.loses.format(loser=player_name(players, result.get("loser")))
+        return gettext(self.loses).format(loser=player_name(players, result.get("loser")))
 
     def seat_results(self, result: Mapping[str, Any], seats: int) -> dict[int, str]:
         return loser_labels(result, seats)
@@ -129,7 +160,8 @@ class OneLoser:
         after: Mapping[str, Any],
         players: Sequence[str],
     ) -> list[SafeString]:
-        return [format_html(self.last_one_left, loser=player_name(players, outcome.get("loser")))]
+        loser = player_name(players, outcome.get("loser"))
+        return [format_html(gettext(self.last_one_left), loser=loser)]
 
 
 def choice(

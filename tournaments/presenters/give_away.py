@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils.html import format_html
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext, ngettext, pgettext
 
 from tournaments.presenters import Presenter, register
 from tournaments.presenters.common import Table, choice, player_name, small_card
@@ -23,15 +24,16 @@ class GiveAwayPresenter(Presenter):
                 f"{player_name(players, s)} {c}" for s, c in enumerate(result.get("counts") or [])
             )
             if winner is None:
-                return f"blocked, a draw (cards left: {counts})"
-            return f"blocked: {player_name(players, winner)} wins with the fewest cards ({counts})"
-        return f"{player_name(players, winner)} wins"
+                return gettext("blocked, a draw (cards left: {counts})").format(counts=counts)
+            return gettext("blocked: {winner} wins with the fewest cards ({counts})").format(
+                winner=player_name(players, winner), counts=counts
+            )
+        return gettext("{winner} wins").format(winner=player_name(players, winner))
 
     def seat_results(self, result: Mapping[str, Any], seats: int) -> dict[int, str]:
         winner = result.get("winner")
-        return {
-            s: "won" if s == winner else ("draw" if winner is None else "") for s in range(seats)
-        }
+        won, draw = pgettext("seat label", "won"), pgettext("seat label", "draw")
+        return {s: won if s == winner else (draw if winner is None else "") for s in range(seats)}
 
     def fill_table(self, table: Table, view: Mapping[str, Any], me: int | None) -> None:
         stacks = (view.get("hidden") or {}).get("stacks")
@@ -41,7 +43,7 @@ class GiveAwayPresenter(Presenter):
             seat["face_up"] = (view.get("face_up") or [None] * (s + 1))[s]
             seat["stack_cards"] = list(stacks[s]) if stacks else None
             if view.get("turn") == s:
-                seat["status"] = "to play"
+                seat["status"] = pgettext("seat status", "to play")
         table["foundations"] = [
             {"number": k + 1, "top": f.get("top"), "size": f.get("size", 0)}
             for k, f in enumerate(view.get("foundations") or [])
@@ -53,10 +55,10 @@ class GiveAwayPresenter(Presenter):
     ) -> SafeString | None:
         if action.get("type") == "play":
             return format_html(
-                "{} plays {} on foundation {}",
-                who,
-                small_card(action.get("card")),
-                action["foundation"] + 1,
+                gettext("{who} plays {card} on foundation {number}"),
+                who=who,
+                card=small_card(action.get("card")),
+                number=action["foundation"] + 1,
             )
         return None
 
@@ -68,21 +70,37 @@ class GiveAwayPresenter(Presenter):
         players: Sequence[str],
     ) -> list[SafeString]:
         if not outcome.get("deadlock"):
+            winner = player_name(players, outcome.get("winner"))
             return [
                 format_html(
-                    "{} has played every card of their stack: the game is over and {} wins.",
-                    player_name(players, outcome.get("winner")),
-                    player_name(players, outcome.get("winner")),
+                    gettext(
+                        "{winner} has played every card of their stack:"
+                        " the game is over and {winner} wins."
+                    ),
+                    winner=winner,
                 )
             ]
         said = [
-            mark_safe("Every player passed in turn: the game is blocked and the cards left decide.")
+            format_html(
+                "{}",
+                gettext(
+                    "Every player passed in turn: the game is blocked and the cards left decide."
+                ),
+            )
         ]
         said.extend(
-            format_html("{} has {} cards left.", player_name(players, s), count)
+            format_html(
+                ngettext("{who} has {n} card left.", "{who} has {n} cards left.", count),
+                who=player_name(players, s),
+                n=count,
+            )
             for s, count in enumerate(outcome.get("counts") or [])
         )
-        said.append(format_html("The game is over: {}.", self.result_text(outcome, players)))
+        said.append(
+            format_html(
+                gettext("The game is over: {result}."), result=self.result_text(outcome, players)
+            )
+        )
         return said
 
     def action_choice(
@@ -91,20 +109,27 @@ class GiveAwayPresenter(Presenter):
         if action.get("type") != "play":
             return None
         foundation = (view.get("foundations") or [])[action["foundation"]]
-        onto = (
-            format_html("on {}", card_html(foundation["top"], "small"))
-            if foundation.get("top")
-            else "on an empty place"
-        )
+        number = action["foundation"] + 1
+        card = card_html(action["card"], "small")
+        if foundation.get("top"):
+            label = format_html(
+                gettext("Play {card} on foundation {number} (on {top})"),
+                card=card,
+                number=number,
+                top=card_html(foundation["top"], "small"),
+            )
+        else:
+            label = format_html(
+                gettext("Play {card} on foundation {number} (on an empty place)"),
+                card=card,
+                number=number,
+            )
         return choice(
             action,
-            format_html(
-                "Play {} on foundation {} ({})",
-                card_html(action["card"], "small"),
-                action["foundation"] + 1,
-                onto,
+            label,
+            aria=gettext("Play {card} on foundation {number}").format(
+                card=card_name(action["card"], "accusative"), number=number
             ),
-            aria=f"Play {card_name(action['card'])} on foundation {action['foundation'] + 1}",
         )
 
 

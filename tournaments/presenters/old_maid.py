@@ -7,6 +7,7 @@ from typing import Any
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, gettext_noop, ngettext, pgettext
 
 from tournaments.presenters import Presenter, register
 from tournaments.presenters.common import (
@@ -23,8 +24,8 @@ from tournaments.presenters.common import (
 class OldMaidPresenter(OneLoser, Presenter):
     game_id = "old_maid"
 
-    loses = "{loser} loses (is left with the odd queen)"
-    last_one_left = (
+    loses = gettext_noop("{loser} loses (is left with the odd queen)")
+    last_one_left = gettext_noop(
         "Only {loser} still holds a card, the odd queen: the game is over and {loser} loses."
     )
 
@@ -35,9 +36,11 @@ class OldMaidPresenter(OneLoser, Presenter):
             s = seat["seat"]
             seat["backs"] = range(min(seat["fan"], 16))
             if view.get("offerer") == s:
-                seat["status"] = f"offers to {player_name(players, view.get('drawer'))}"
+                seat["status"] = pgettext("seat status", "offers to {name}").format(
+                    name=player_name(players, view.get("drawer"))
+                )
             elif view.get("drawer") == s:
-                seat["status"] = "draws"
+                seat["status"] = pgettext("seat status", "draws")
         discards = view.get("discards") or []
         table["pairs"] = len(discards)
         table["discarded_pairs"] = [
@@ -47,9 +50,17 @@ class OldMaidPresenter(OneLoser, Presenter):
         table["offerer"] = view.get("offerer")
         table["drawer"] = view.get("drawer")
         table["offered"] = view.get("offered")
+        offered = int(view.get("offered") or 0)
         table["offer_text"] = (
-            f"{player_name(players, view.get('offerer'))} offers their fan of"
-            f" {view.get('offered')} to {player_name(players, view.get('drawer'))}"
+            ngettext(
+                "{offerer} offers their fan of {n} card to {drawer}",
+                "{offerer} offers their fan of {n} cards to {drawer}",
+                offered,
+            ).format(
+                offerer=player_name(players, view.get("offerer")),
+                drawer=player_name(players, view.get("drawer")),
+                n=offered,
+            )
             if view.get("offerer") is not None and view.get("drawer") is not None
             else ""
         )
@@ -60,15 +71,15 @@ class OldMaidPresenter(OneLoser, Presenter):
         kind = action.get("type")
         if kind == "draw":
             return format_html(
-                "{} draws card {} of the offered fan{}",
-                who,
-                int(action.get("index", 0)) + 1,
-                drawn_card(action.get("card")),
+                gettext("{who} draws card {number} of the offered fan{card}"),
+                who=who,
+                number=int(action.get("index", 0)) + 1,
+                card=drawn_card(action.get("card")),
             )
         if kind == "arrange":
             if chance:
-                return format_html("{}'s fan is shuffled", who)
-            return format_html("{} rearranges their fan", who)
+                return format_html(gettext("{who}'s fan is shuffled"), who=who)
+            return format_html(gettext("{who} rearranges their fan"), who=who)
         return None
 
     def describe_move(
@@ -83,11 +94,11 @@ class OldMaidPresenter(OneLoser, Presenter):
     ) -> SafeString | None:
         if action.get("type") == "draw" and before and before.get("offerer") is not None:
             return format_html(
-                "{} draws card {} of {}'s fan{}",
-                who,
-                int(action.get("index", 0)) + 1,
-                player_name(players, before.get("offerer")),
-                drawn_card(action.get("card")),
+                gettext("{who} draws card {number} of {offerer}'s fan{card}"),
+                who=who,
+                number=int(action.get("index", 0)) + 1,
+                offerer=player_name(players, before.get("offerer")),
+                card=drawn_card(action.get("card")),
             )
         return self.describe_action(action, who, players, chance=chance)
 
@@ -104,10 +115,10 @@ class OldMaidPresenter(OneLoser, Presenter):
             cards = pair.get("cards") or []
             said.append(
                 format_html(
-                    "{} discards the pair {} {}.",
-                    player_name(players, pair.get("seat")),
-                    small_card(cards[0] if cards else None),
-                    small_card(cards[1] if len(cards) > 1 else None),
+                    gettext("{who} discards the pair {first} {second}."),
+                    who=player_name(players, pair.get("seat")),
+                    first=small_card(cards[0] if cards else None),
+                    second=small_card(cards[1] if len(cards) > 1 else None),
                 )
             )
         return said
@@ -123,12 +134,14 @@ class OldMaidPresenter(OneLoser, Presenter):
                 format_html(
                     '<span class="card back small" aria-hidden="true"></span> {}', index + 1
                 ),
-                aria=f"Draw card {index + 1} of {player_name(players, view.get('offerer'))}'s fan",
+                aria=gettext("Draw card {number} of {offerer}'s fan").format(
+                    number=index + 1, offerer=player_name(players, view.get("offerer"))
+                ),
             )
         if kind == "arrange":
             # The one listed order stands for every order: offer a shuffle instead.
             waiting = view.get("viewer") in (view.get("waiting_for") or [])
-            return choice({"type": "shuffle"}, "Shuffle my fan", optional=not waiting)
+            return choice({"type": "shuffle"}, gettext("Shuffle my fan"), optional=not waiting)
         return None
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 
 from engine.fairness import check_shuffle, shuffle_contributions
 from engine.record import import_record
@@ -50,9 +51,11 @@ from tournaments.standings import forfeits_in_force, live_standings, series_resu
 
 
 def game_name(kind: str) -> str:
-    """A game's name in words (the id itself for a game this server does not know)."""
+    """A game's name in words, in the request's language (the engine's English name, marked
+    in the engine, through the catalog: «Старая дева»); the id itself for a game this server
+    does not know."""
     try:
-        return str(get_game(kind).name)
+        return gettext(get_game(kind).name)
     except KeyError:
         return kind
 

@@ -4,21 +4,31 @@
 
 * ``{% card "QH" %}`` — a face-up card: ``Q♥`` in red, ``aria-label="queen of hearts"``;
   ``{% card "QH" "small" %}`` a smaller one;
-* ``{% card_back %}`` — a face-down card (``aria-label="face-down card"``);
+* ``{% card_back %}`` — a face-down card (``aria-label="face-down card"``; a label given
+  by the template is its own: translate it there);
 * ``{% stack 12 %}`` — a face-down pile with its count (``aria-label="12 face-down cards"``);
 * ``{{ "QH"|card_name }}`` — ``queen of hearts``, and ``{{ "QH"|card_text }}`` — ``Q♥``.
 
-The markup is plain HTML and CSS (``static/parlour/parlour.css``): no image, no script.
+The spoken names are in the request's language (the Russian catalog: «дама червей»,
+«12 карт рубашкой вверх»).  The markup is plain HTML and CSS
+(``static/parlour/parlour.css``): no image, no script.
 """
 
 from __future__ import annotations
 
 from django import template
+from django.utils.functional import Promise
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
+
+StrOrPromise = str | Promise
 
 register = template.Library()
 
+# Ranks and suits in words, each in the form its place needs (in Russian a card's name is
+# the rank in the case of the sentence, «сыграть даму червей», and the suit in the
+# genitive, «дама червей»; a suit on its own is nominative, «пики»).
 RANK_NAMES = {
     "A": "ace",
     "K": "king",
@@ -34,6 +44,52 @@ RANK_NAMES = {
     "3": "three",
     "2": "two",
 }
+#: A rank as a card's name starts: «дама».
+RANKS_NOMINATIVE: dict[str, StrOrPromise] = {
+    "A": pgettext_lazy("card rank", "ace"),
+    "K": pgettext_lazy("card rank", "king"),
+    "Q": pgettext_lazy("card rank", "queen"),
+    "J": pgettext_lazy("card rank", "jack"),
+    "T": pgettext_lazy("card rank", "ten"),
+    "9": pgettext_lazy("card rank", "nine"),
+    "8": pgettext_lazy("card rank", "eight"),
+    "7": pgettext_lazy("card rank", "seven"),
+    "6": pgettext_lazy("card rank", "six"),
+    "5": pgettext_lazy("card rank", "five"),
+    "4": pgettext_lazy("card rank", "four"),
+    "3": pgettext_lazy("card rank", "three"),
+    "2": pgettext_lazy("card rank", "two"),
+}
+#: A rank as the object of a verb: «даму».
+RANKS_ACCUSATIVE: dict[str, StrOrPromise] = {
+    "A": pgettext_lazy("card rank, accusative", "ace"),
+    "K": pgettext_lazy("card rank, accusative", "king"),
+    "Q": pgettext_lazy("card rank, accusative", "queen"),
+    "J": pgettext_lazy("card rank, accusative", "jack"),
+    "T": pgettext_lazy("card rank, accusative", "ten"),
+    "9": pgettext_lazy("card rank, accusative", "nine"),
+    "8": pgettext_lazy("card rank, accusative", "eight"),
+    "7": pgettext_lazy("card rank, accusative", "seven"),
+    "6": pgettext_lazy("card rank, accusative", "six"),
+    "5": pgettext_lazy("card rank, accusative", "five"),
+    "4": pgettext_lazy("card rank, accusative", "four"),
+    "3": pgettext_lazy("card rank, accusative", "three"),
+    "2": pgettext_lazy("card rank, accusative", "two"),
+}
+#: A suit in a card's name: «червей».
+SUITS_IN_NAME: dict[str, StrOrPromise] = {
+    "S": pgettext_lazy("suit in a card's name (genitive)", "spades"),
+    "H": pgettext_lazy("suit in a card's name (genitive)", "hearts"),
+    "D": pgettext_lazy("suit in a card's name (genitive)", "diamonds"),
+    "C": pgettext_lazy("suit in a card's name (genitive)", "clubs"),
+}
+#: A suit on its own: «червы».
+SUITS_ALONE: dict[str, StrOrPromise] = {
+    "S": pgettext_lazy("suit", "spades"),
+    "H": pgettext_lazy("suit", "hearts"),
+    "D": pgettext_lazy("suit", "diamonds"),
+    "C": pgettext_lazy("suit", "clubs"),
+}
 RANK_SHOWN = {"T": "10"}
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -46,13 +102,22 @@ def _valid(code: object) -> bool:
     )
 
 
+def suit_name(suit: str) -> str:
+    """A suit in words, as a suit is named on its own (Russian «пики»)."""
+    return str(SUITS_ALONE[suit])
+
+
 @register.filter
-def card_name(code: object) -> str:
-    """``"QH"`` → ``"queen of hearts"``; anything else as text."""
+def card_name(code: object, case: str = "nominative") -> str:
+    """``"QH"`` → ``"queen of hearts"`` (Russian «дама червей»; ``case="accusative"`` gives
+    «даму червей» for the object of a verb); anything else as text."""
     if not _valid(code):
-        return "hidden card" if code is None else str(code)
+        return gettext("hidden card") if code is None else str(code)
     assert isinstance(code, str)
-    return f"{RANK_NAMES[code[0]]} of {SUIT_NAMES[code[1]]}"
+    ranks = RANKS_ACCUSATIVE if case == "accusative" else RANKS_NOMINATIVE
+    return pgettext("card name", "{rank} of {suit}").format(
+        rank=ranks[code[0]], suit=SUITS_IN_NAME[code[1]]
+    )
 
 
 @register.filter
@@ -84,21 +149,41 @@ def card_html(code: object, size: str = "") -> SafeString:
     )
 
 
-def back_html(size: str = "", label: str = "face-down card") -> SafeString:
-    return format_html('<span class="card back {}" role="img" aria-label="{}"></span>', size, label)
+def back_html(size: str = "", label: str = "") -> SafeString:
+    return format_html(
+        '<span class="card back {}" role="img" aria-label="{}"></span>',
+        size,
+        label or gettext("face-down card"),
+    )
+
+
+def _stack_label(count: int, what: str) -> str:
+    """A pile's spoken name: ``what`` is ``face-down``, ``in hand`` or ``discarded``."""
+    if what == "in hand":
+        if not count:
+            return gettext("no cards in hand")
+        return ngettext("{n} card in hand", "{n} cards in hand", count).format(n=count)
+    if what == "discarded":
+        if not count:
+            return gettext("no discarded cards")
+        return ngettext("{n} discarded card", "{n} discarded cards", count).format(n=count)
+    if not count:
+        return gettext("no face-down cards")
+    return ngettext("{n} face-down card", "{n} face-down cards", count).format(n=count)
 
 
 def stack_html(count: int, size: str = "", what: str = "face-down") -> SafeString:
-    """A face-down pile of ``count`` cards, or an empty place."""
+    """A face-down pile of ``count`` cards, or an empty place; ``what`` names the pile
+    (``face-down``, ``in hand``, ``discarded``)."""
+    label = _stack_label(count, what)
     if not count:
         return format_html(
-            '<span class="stack empty {}" role="img" aria-label="no {} cards">'
+            '<span class="stack empty {}" role="img" aria-label="{}">'
             '<span class="card slot {}"></span><span class="count">0</span></span>',
             size,
-            what,
+            label,
             size,
         )
-    label = f"{count} {what} card" + ("" if count == 1 else "s")
     return format_html(
         '<span class="stack {}" role="img" aria-label="{}">'
         '<span class="card back {}" aria-hidden="true"></span>'
@@ -117,7 +202,7 @@ def card(code: object, size: str = "") -> SafeString:
 
 
 @register.simple_tag
-def card_back(size: str = "", label: str = "face-down card") -> SafeString:
+def card_back(size: str = "", label: str = "") -> SafeString:
     """``{% card_back %}``: one face-down card."""
     return back_html(size, label)
 

@@ -12,8 +12,10 @@ from fractions import Fraction
 from typing import Any
 
 from django import template
+from django.utils.formats import number_format
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext, pgettext
 
 register = template.Library()
 
@@ -27,11 +29,14 @@ TIE_SPACING, TIE_SPREAD = 4.0, 28.0
 
 @register.filter
 def points(value: Fraction | float | int | None) -> str:
-    """Points as people read them: ``1``, ``0.5``, ``1.67``."""
+    """Points as people read them: ``1``, ``0.5``, ``1.67`` (``0,5`` in Russian: the
+    locale's decimal separator)."""
     if value is None:
         return ""
     text = f"{float(value):.2f}".rstrip("0").rstrip(".")
-    return text or "0"
+    if text in ("", "-0"):
+        return "0"
+    return number_format(text, decimal_pos=len(text.partition(".")[2]) or None)
 
 
 def _nice_top(highest: float, step: float) -> float:
@@ -111,7 +116,16 @@ def standings_chart(rows: Sequence[Any], rounds: Sequence[int]) -> SafeString:
                 points(value),
             )
         )
-    labels = [("start", "before round 1"), *[(f"R{n}", f"after round {n}") for n in rounds]]
+    labels = [
+        (pgettext("chart axis", "start"), gettext("before round 1")),
+        *[
+            (
+                gettext("R%(number)s") % {"number": n},
+                gettext("after round %(number)s") % {"number": n},
+            )
+            for n in rounds
+        ],
+    ]
     for i, (label, meaning) in enumerate(labels):
         parts.append(
             format_html(
@@ -147,20 +161,23 @@ def standings_chart(rows: Sequence[Any], rounds: Sequence[int]) -> SafeString:
         spot, want = label_of[k]
         end_x = float(x(columns))
         name = row.player.name
+        summary = gettext("%(name)s: %(points)s in all after round %(number)s (%(rounds)s)") % {
+            "name": name,
+            "points": points(row.cumulative[-1]),
+            "number": rounds[-1],
+            "rounds": ", ".join(
+                gettext("R%(number)s") % {"number": n} + f" {points(v)}"
+                for n, v in zip(rounds, row.cumulative[1:], strict=True)
+            ),
+        }
         parts.append(
             format_html(
-                '<g class="line" tabindex="0" data-player="{}"><title>{}: {} in all after'
-                " round {} ({})</title>"
+                '<g class="line" tabindex="0" data-player="{}"><title>{}</title>'
                 '<polyline points="{}" fill="none" stroke="{}" stroke-width="{}"{}/>{}'
                 '<line class="tick" x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>'
                 '<text class="name" x="{}" y="{}" fill="{}">{}</text></g>',
                 row.player.pk,
-                name,
-                points(row.cumulative[-1]),
-                rounds[-1],
-                ", ".join(
-                    f"R{n} {points(v)}" for n, v in zip(rounds, row.cumulative[1:], strict=True)
-                ),
+                summary,
                 coords,
                 row.colour,
                 2.5 if row.rank <= 3 else 1.75,
@@ -179,17 +196,18 @@ def standings_chart(rows: Sequence[Any], rounds: Sequence[int]) -> SafeString:
         )
     return format_html(
         '<svg class="chart" viewBox="0 0 {} {}" role="img" aria-labelledby="chart-title">'
-        '<title id="chart-title">Standings over the rounds: total points of each player'
-        " after each round</title>{}</svg>",
+        '<title id="chart-title">{}</title>{}</svg>',
         WIDTH,
         height,
+        gettext("Standings over the rounds: total points of each player after each round"),
         mark_safe("".join(parts)),
     )
 
 
 @register.simple_tag
-def rating_chart(values: Sequence[int], title: str = "Rating history") -> SafeString:
+def rating_chart(values: Sequence[int], title: str = "") -> SafeString:
     """A rating after each finished table (the first value: the starting 1000)."""
+    title = title or gettext("Rating history")
     if len(values) < 2:
         return mark_safe("")
     width, height, left, right, top, bottom = 480, 160, 44, 12, 10, 24
@@ -229,7 +247,12 @@ def rating_chart(values: Sequence[int], title: str = "Rating history") -> SafeSt
         )
     )
     parts.append(
-        format_html('<text class="axis" x="{}" y="{}">tables played →</text>', left, height - 6)
+        format_html(
+            '<text class="axis" x="{}" y="{}">{} →</text>',
+            left,
+            height - 6,
+            gettext("tables played"),
+        )
     )
     return format_html(
         '<svg class="chart rating" viewBox="0 0 {} {}" role="img" aria-label="{}: {}">{}</svg>',

@@ -22,6 +22,7 @@ from typing import Any
 from django import template
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext, npgettext, pgettext
 
 from tournaments.presenters import pass_text, presenter_for
 from tournaments.presenters.common import choice, ordinal, player_name
@@ -46,7 +47,7 @@ register = template.Library()
 def result_text(kind: str, result: Mapping[str, Any] | None, players: Sequence[str]) -> str:
     """A game's result in one sentence."""
     if not result:
-        return "still being played"
+        return gettext("still being played")
     return presenter_for(kind).result_text(result, players)
 
 
@@ -153,11 +154,19 @@ def describe(
     ``<span class="consequence">`` (a trick picked up, a hand taken, a seat out, the end).
     """
     if payload.get("type") == "dealt":
+        dealer = player_name(players, payload.get("dealer"))
+        seats = int(payload.get("seats") or 0)
+        to = npgettext("deals to", "{n} player", "{n} players", seats).format(n=seats)
+        dealt = len(payload.get("deck") or [])
+        if not dealt:
+            return format_html(
+                gettext("{dealer} deals the cards to {players}"), dealer=dealer, players=to
+            )
         return format_html(
-            "{} deals {} cards to {} players",
-            player_name(players, payload.get("dealer")),
-            len(payload.get("deck") or []) or "the",
-            payload.get("seats"),
+            gettext("{dealer} deals {cards} to {players}"),
+            dealer=dealer,
+            cards=npgettext("cards dealt", "{n} card", "{n} cards", dealt).format(n=dealt),
+            players=to,
         )
     who = player_name(players, payload.get("seat"))
     action = payload.get("action") or {}
@@ -176,11 +185,13 @@ def describe(
             text = format_html("{}: {}", who, json.dumps(action, sort_keys=True))
     how = (cause or {}).get("kind")
     if how == "timeout":
-        text = format_html('{} <span class="tag warn">time ran out</span>', text)
+        text = format_html('{} <span class="tag warn">{}</span>', text, gettext("time ran out"))
     elif how == "bot":
-        text = format_html('{} <span class="tag">bot</span>', text)
+        text = format_html('{} <span class="tag">{}</span>', text, pgettext("a move's tag", "bot"))
     elif how == "seat" and (cause or {}).get("id") == "forced":
-        text = format_html('{} <span class="tag">automatic: a forced move</span>', text)
+        text = format_html(
+            '{} <span class="tag">{}</span>', text, gettext("automatic: a forced move")
+        )
     if after is not None:
         for sentence in presenter.consequences(payload, before, after, players):
             text = format_html('{} <span class="consequence">{}</span>', text, sentence)
@@ -217,7 +228,7 @@ def action_choices(kind: str, view: Mapping[str, Any], players: Sequence[str]) -
         shown = presenter.action_choice(action, view, players)
         if shown is None:
             if action.get("type") == "pass":
-                shown = choice(action, "Pass")
+                shown = choice(action, pgettext("button", "Pass"))
             else:
                 shown = choice(action, json.dumps(action, sort_keys=True))
         (cards if shown["card"] is not None else buttons).append(shown)

@@ -8,10 +8,12 @@ from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from tournaments import services
 from tournaments.models import ClientSeed, Player, Table, TableSeat
+from tournaments.services import queries
 from tournaments.services.access import organised_clubs
 from tournaments.services.notices import running_games_of
 
@@ -43,7 +45,10 @@ def my_games(request: HttpRequest) -> HttpResponse:
             "organised": organised,
             "next_deals": [seat.table for seat in next_deals],
             # Games outside tournaments committed and waiting for their deal.
-            "standalone_deals": services.standalone_deals_waiting(user),
+            "standalone_deals": [
+                (deal, queries.game_name(deal.kind))
+                for deal in services.standalone_deals_waiting(user)
+            ],
             "client_seed": found.seed if found else "",
             "play_forced_moves": services.plays_forced_moves(user),
             "saved": request.GET.get("saved") == "1",
@@ -60,7 +65,9 @@ def my_notices(request: HttpRequest) -> HttpResponse:
     A poll holds no stream slot and costs what :func:`running_games_of` costs.
     """
     if not request.user.is_authenticated:
-        return JsonResponse({"games": [], "message": "Log in to see your games."}, status=401)
+        return JsonResponse(
+            {"games": [], "message": gettext("Log in to see your games.")}, status=401
+        )
     games = [
         game.as_dict() | {"play_url": reverse("game-play", args=[game.game_id])}
         for game in running_games_of(request.user)
@@ -79,7 +86,9 @@ def my_client_seed(request: HttpRequest) -> HttpResponse:
     except services.ServiceError as error:
         messages.error(request, error.message)
     else:
-        messages.success(request, "Your client seed is set: the decks dealt to you next mix it in.")
+        messages.success(
+            request, gettext("Your client seed is set: the decks dealt to you next mix it in.")
+        )
     return redirect("my-games")
 
 

@@ -16,6 +16,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from engine.contract import IllegalAction
@@ -33,6 +34,7 @@ from tournaments.web.common import (
     series_text,
     wants_fragment,
 )
+from tournaments.words import refusal
 from tournaments.workers import clock
 
 
@@ -93,7 +95,7 @@ def _my_seat(request: HttpRequest, game: Game) -> int:
         raise Http404(f"there is no game {game.pk}")
     if access.seat is None:
         raise PermissionDenied(
-            "You do not sit at this table: log in as one of its players to play."
+            gettext("You do not sit at this table: log in as one of its players to play.")
         )
     return access.seat
 
@@ -126,16 +128,18 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
         if not isinstance(action, dict):
             raise ValueError("an action is a JSON object")
     except ValueError:
-        message, status = "That was not an action: choose one of the buttons.", 400
+        message, status = gettext("That was not an action: choose one of the buttons."), 400
     else:
         try:
             sequence = _submit(game.pk, seat, action, expected)
         except IllegalAction as error:
-            message, status = f"Not allowed: {error.reason}", 400
+            message = gettext("Not allowed: %(reason)s") % {"reason": refusal(error)}
+            status = 400
         except Conflict:
-            message, status = "The game moved on before your move arrived: choose again.", 409
+            message = gettext("The game moved on before your move arrived: choose again.")
+            status = 409
         except IdempotencyKeyReused:
-            message, status = "That move was already sent.", 409
+            message, status = gettext("That move was already sent."), 409
     if is_fetch(request):
         return JsonResponse(
             {"ok": status == 200, "message": message, "sequence": sequence}, status=status
@@ -170,7 +174,7 @@ def take_back_seat(request: HttpRequest, game_id: int) -> HttpResponse:
     seat = _my_seat(request, game)
     try:
         clock.take_back_seat(game, request.user, seat=seat)
-        messages.success(request, "Your seat is yours again: the bot stops playing it.")
+        messages.success(request, gettext("Your seat is yours again: the bot stops playing it."))
     except (PermissionDenied, TableSeat.DoesNotExist, ValueError) as error:
         messages.error(request, str(error))
     return redirect("game-play", game_id=game.pk)

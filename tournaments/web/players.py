@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.translation import gettext
 
 from tournaments.models import Game, Player, Registration
 from tournaments.services import queries
@@ -26,7 +27,7 @@ def player_detail(request: HttpRequest, player_id: int) -> HttpResponse:
                 "game_name": queries.game_name(game.kind),
                 "text": result_text(game.kind, game.result, list(game.players))
                 if game.is_over
-                else "playing",
+                else gettext("playing"),
             }
         )
     mine = request.user.is_authenticated and player.user_id == request.user.pk

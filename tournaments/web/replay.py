@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext
 
 from tournaments.play import is_revealed
 from tournaments.services import queries
@@ -20,8 +21,11 @@ def _seat(request: HttpRequest, seats: int) -> int | None:
         return None
     if not given.isdecimal() or not 1 <= int(given) <= seats:
         raise ValueError(
-            f"There is no seat {given[:20]!r} at this game: choose a seat from 1 to {seats},"
-            " or every card."
+            gettext(
+                "There is no seat %(seat)s at this game: choose a seat from 1 to %(seats)s,"
+                " or every card."
+            )
+            % {"seat": repr(given[:20]), "seats": seats}
         )
     return int(given) - 1
 

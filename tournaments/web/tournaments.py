@@ -18,6 +18,7 @@ from django.http import (
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from engine.series import SeriesFormat
@@ -83,14 +84,16 @@ def _my_entry(request: HttpRequest, tournament: Tournament) -> dict[str, Any]:
 
 def _withdraw_question(tournament: Tournament, me: Player) -> str:
     if services.next_round_number(tournament) == 1:
-        return (
-            f"Withdraw from {tournament.name}? Your registration is deleted: you leave the"
+        question = gettext(
+            "Withdraw from %(tournament)s? Your registration is deleted: you leave the"
             " standings, and you can register again while round 1 has not begun."
         )
-    return (
-        f"Withdraw from {tournament.name}? Round 1 has begun, so you drop out: your results"
-        " stay, marked dropped, and you are not seated again."
-    )
+    else:
+        question = gettext(
+            "Withdraw from %(tournament)s? Round 1 has begun, so you drop out: your results"
+            " stay, marked dropped, and you are not seated again."
+        )
+    return question % {"tournament": tournament.name}
 
 
 @require_http_methods(["GET", "POST"])
@@ -109,7 +112,9 @@ def tournament_my_entry(request: HttpRequest, tournament_id: int, action: str) -
     me = Player.objects.filter(club=tournament.club, user=user).first()
     if me is None:
         messages.error(
-            request, f"Your login plays for no one in {tournament.club}: ask an organiser."
+            request,
+            gettext("Your login plays for no one in %(club)s: ask an organiser.")
+            % {"club": tournament.club},
         )
         return redirect("tournament", tournament_id=tournament.pk)
     if request.method == "GET":
@@ -117,7 +122,11 @@ def tournament_my_entry(request: HttpRequest, tournament_id: int, action: str) -
             tournament=tournament, player=me, dropped_after__isnull=True
         ).exists()
         if not entered:
-            messages.error(request, f"You are not registered in {tournament.name}.")
+            messages.error(
+                request,
+                gettext("You are not registered in %(tournament)s.")
+                % {"tournament": tournament.name},
+            )
             return redirect("tournament", tournament_id=tournament.pk)
         return render(
             request,
@@ -125,25 +134,28 @@ def tournament_my_entry(request: HttpRequest, tournament_id: int, action: str) -
             {
                 "tournament": tournament,
                 "question": _withdraw_question(tournament, me),
-                "button": "Withdraw",
+                "button": gettext("Withdraw"),
                 "hidden": [],
                 "back": reverse("tournament", args=[tournament.pk]),
             },
         )
+    names = {"tournament": tournament.name}
     try:
         if action == "register":
             services.register(tournament, me)
-            text = f"You are registered in {tournament.name}."
+            text = gettext("You are registered in %(tournament)s.") % names
         elif action == "withdraw":
             kept = services.withdraw(tournament, me)
             text = (
-                f"You have withdrawn from {tournament.name}."
+                gettext("You have withdrawn from %(tournament)s.")
                 if kept is None
-                else f"You have dropped out of {tournament.name}; your results stay."
-            )
+                else gettext("You have dropped out of %(tournament)s; your results stay.")
+            ) % names
         elif action == "check-in":
             found = services.check_in(tournament, me)
-            text = f"You are checked in for round {found.round_number}."
+            text = gettext("You are checked in for round %(number)s.") % {
+                "number": found.round_number
+            }
         else:
             raise Http404(f"there is no entry action {action!r}")
     except services.ServiceError as error:
@@ -162,6 +174,14 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return render(request, "tournament.html", {**context, **_my_entry(request, tournament)})
 
 
+#: What a table's series counts, by the series' kind (engine/series.py).
+SCORE_LABELS = {
+    "first_to": gettext_lazy("round wins"),
+    "losses": gettext_lazy("losses"),
+    "place_points": gettext_lazy("points"),
+}
+
+
 def _series_context(table: Table) -> dict[str, Any]:
     games = list(Game.objects.filter(table=table).order_by("number_in_series", "id"))
     seats = list(TableSeat.objects.filter(table=table).select_related("player"))
@@ -172,11 +192,13 @@ def _series_context(table: Table) -> dict[str, Any]:
     rows = [
         {
             "game": g,
-            "text": result_text(g.kind, g.result, list(g.players)) if g.is_over else "playing",
+            "text": result_text(g.kind, g.result, list(g.players))
+            if g.is_over
+            else gettext("playing"),
         }
         for g in games
     ]
-    score_label = {"first_to": "round wins", "losses": "losses", "place_points": "points"}[fmt.kind]
+    score_label = SCORE_LABELS[fmt.kind]
     scores = []
     for i, seat in enumerate(seats):
         value = totals[i] if i < len(totals) else 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -293,7 +294,9 @@ class ActionSerializer(serializers.Serializer[Any]):
 
     def validate_action(self, value: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(value.get("type"), str):
-            raise serializers.ValidationError('an action is an object with a "type" (a string)')
+            raise serializers.ValidationError(
+                gettext('an action is an object with a "type" (a string)')
+            )
         return value
 
 

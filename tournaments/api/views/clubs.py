@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.urls import reverse
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
@@ -60,7 +61,7 @@ class ClubListView(generics.ListAPIView[Club]):
     def post(self, request: Request) -> Response:
         user = signed_in(request)
         if not user.is_superuser:
-            raise Forbidden("only an administrator (a superuser) may create a club")
+            raise Forbidden(gettext("only an administrator (a superuser) may create a club"))
         body = ClubCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
@@ -109,13 +110,16 @@ class PlayerListView(generics.ListAPIView[Player]):
         data = body.validated_data
         club = Club.objects.filter(pk=data["club"]).first()
         if club is None:
-            raise Refused(f"there is no club {data['club']}", "club")
+            raise Refused(gettext("there is no club %(id)s") % {"id": data["club"]}, "club")
         organiser = require_organiser(request, club)
         user = None
         if data["username"]:
             user = User.objects.filter(username=data["username"]).first()
             if user is None:
-                raise Refused(f"there is no login {data['username']!r}", "username")
+                raise Refused(
+                    gettext("there is no login %(name)s") % {"name": repr(data["username"])},
+                    "username",
+                )
         player = services.add_player(
             club, data["name"], user=user, bot_level=data["bot"] or "", by=organiser
         )
@@ -144,7 +148,7 @@ class PlayerDetailView(generics.RetrieveAPIView[Player]):
     def patch(self, request: Request, player_id: int) -> Response:
         player = Player.objects.select_related("club").filter(pk=player_id).first()
         if player is None:
-            raise NotFound(f"there is no player {player_id}")
+            raise NotFound(gettext("there is no player %(id)s") % {"id": player_id})
         organiser = require_organiser(request, player.club)
         body = PlayerLoginSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -153,7 +157,9 @@ class PlayerDetailView(generics.RetrieveAPIView[Player]):
         if username is not None:
             user = User.objects.filter(username=username).first()
             if user is None:
-                raise Refused(f"there is no login {username!r}", "username")
+                raise Refused(
+                    gettext("there is no login %(name)s") % {"name": repr(username)}, "username"
+                )
         player = services.link_login(player, user, by=organiser)
         return Response(PlayerSerializer(player).data)
 
@@ -166,7 +172,7 @@ class LoginChangeListView(generics.ListAPIView[LoginLinkChange]):
     def get_queryset(self) -> QuerySet[LoginLinkChange]:
         club = Club.objects.filter(pk=self.kwargs["club_id"]).first()
         if club is None:
-            raise NotFound(f"there is no club {self.kwargs['club_id']}")
+            raise NotFound(gettext("there is no club %(id)s") % {"id": self.kwargs["club_id"]})
         require_organiser(self.request, club)
         return LoginLinkChange.objects.filter(club=club).select_related("player")
 
@@ -192,9 +198,16 @@ class RatingsView(APIView):
         club_id = positive_query(request, "club")
         game = request.query_params.get("game", "")
         if club_id is None:
-            raise ValidationError({"club": ["name the club: ?club=<id>"]})
+            raise ValidationError({"club": [gettext("name the club: ?club=<id>")]})
         if game not in game_ids():
-            raise ValidationError({"game": [f"one of {', '.join(game_ids())}, not {game!r}"]})
+            raise ValidationError(
+                {
+                    "game": [
+                        gettext("one of %(values)s, not %(value)s")
+                        % {"values": ", ".join(game_ids()), "value": repr(game)}
+                    ]
+                }
+            )
         club = get_or_404(Club.objects.all(), club_id, "club")
         board = standings.rating_leaderboard(club, game)
         items = [
@@ -278,7 +291,9 @@ class ClubOrganisersView(APIView):
         username = body.validated_data["username"]
         user = User.objects.filter(username=username).first()
         if user is None:
-            raise Refused(f"there is no login {username!r}", "username")
+            raise Refused(
+                gettext("there is no login %(name)s") % {"name": repr(username)}, "username"
+            )
         services.add_organiser(club, user, by=organiser)
         return Response(_organisers(club), status=201)
 
@@ -295,7 +310,10 @@ class ClubOrganiserView(APIView):
         club, organiser = _organised_club(request, club_id)
         user = club.organisers.filter(pk=user_id).first()
         if user is None:
-            raise NotFound(f"login {user_id} does not organise {club.name}")
+            raise NotFound(
+                gettext("login %(id)s does not organise %(club)s")
+                % {"id": user_id, "club": club.name}
+            )
         services.remove_organiser(club, user, by=organiser)
         return Response(status=204)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import NotFound
@@ -30,14 +31,20 @@ def paginate(view: APIView, request: Request, items: Any, data: Any) -> Response
 
 def positive_query(request: Request, name: str) -> int | None:
     """An optional positive whole-number query parameter (400 naming it if it is not one)."""
-    return whole_number(request, name, least=1, what="a positive whole number")
+    return whole_number(request, name, least=1, what=gettext("a positive whole number"))
 
 
 def get_or_404(queryset: QuerySet[Any], pk: int, what: str) -> Any:
-    """The row ``pk`` of ``queryset``; 404 naming ``what`` if there is none."""
+    """The row ``pk`` of ``queryset``; 404 naming ``what`` (``club``, ``tournament``,
+    ``table``) if there is none."""
     found = queryset.filter(pk=pk).first()
     if found is None:
-        raise NotFound(f"there is no {what} {pk}")
+        said = {
+            "club": gettext("there is no club %(id)s"),
+            "tournament": gettext("there is no tournament %(id)s"),
+            "table": gettext("there is no table %(id)s"),
+        }.get(what, f"there is no {what} %(id)s")
+        raise NotFound(said % {"id": pk})
     return found
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import ValidationError
@@ -126,7 +127,12 @@ class GameListView(APIView):
         if status:
             if status not in Game.Status.values:
                 raise ValidationError(
-                    {"status": [f"one of {', '.join(Game.Status.values)}, not {status!r}"]}
+                    {
+                        "status": [
+                            gettext("one of %(values)s, not %(value)s")
+                            % {"values": ", ".join(Game.Status.values), "value": repr(status)}
+                        ]
+                    }
                 )
             found = found.filter(status=status)
         tournament = positive_query(request, "tournament")
@@ -137,7 +143,9 @@ class GameListView(APIView):
             found = found.filter(table_id=table)
         mine = request.query_params.get("mine", "").lower()
         if mine not in ("", "true", "false", "1", "0"):
-            raise ValidationError({"mine": [f"true or false, not {mine!r}"]})
+            raise ValidationError(
+                {"mine": [gettext("true or false, not %(raw)s") % {"raw": repr(mine)}]}
+            )
         if mine in ("true", "1"):
             user = signed_in(request)
             found = found.filter(table__seats__player__user=user).distinct()
@@ -205,7 +213,7 @@ class GameDetailView(APIView):
     @staticmethod
     def _after(request: Request) -> int | None:
         """``?after=``: a sequence (0 or more), or ``None`` when not given."""
-        return whole_number(request, "after", what="a sequence")
+        return whole_number(request, "after", what=gettext("a sequence"))
 
     @classmethod
     def _wait(cls, request: Request) -> float:
@@ -223,9 +231,13 @@ class GameDetailView(APIView):
         try:
             value = float(raw)
         except ValueError:
-            raise ValidationError({"wait": [f"seconds, a number, not {raw!r}"]}) from None
+            raise ValidationError(
+                {"wait": [gettext("seconds, a number, not %(raw)s") % {"raw": repr(raw)}]}
+            ) from None
         if not 0 <= value < float("inf"):  # also refuses nan
-            raise ValidationError({"wait": [f"seconds, 0 or more, not {raw}"]})
+            raise ValidationError(
+                {"wait": [gettext("seconds, 0 or more, not %(raw)s") % {"raw": raw}]}
+            )
         return min(value, most)
 
 
@@ -245,7 +257,7 @@ class GameEventsView(APIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         access = game_access(request, game_id)
-        after = whole_number(request, "after", what="a sequence") or 0
+        after = whole_number(request, "after", what=gettext("a sequence")) or 0
         shown = games.game_events(access.game, access.viewer, from_sequence=after + 1)
         return paginate(self, request, shown, lambda page: page)
 
@@ -279,16 +291,24 @@ class GameActionView(APIView):
         key = request.headers.get("Idempotency-Key", "")
         if not IDEMPOTENCY_KEY.fullmatch(key):
             raise ValidationError(
-                {"Idempotency-Key": ["send a fresh key of 1-100 visible ASCII characters"]}
+                {"Idempotency-Key": [gettext("send a fresh key of 1-100 visible ASCII characters")]}
             )
         body = ActionSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
         seat = access.seat
         if seat is None:
-            raise Forbidden(f"you hold no seat in game {game_id}: only its players act", "seat")
+            raise Forbidden(
+                gettext("you hold no seat in game %(game)s: only its players act")
+                % {"game": game_id},
+                "seat",
+            )
         if "seat" in data and data["seat"] != seat:
-            raise Forbidden(f"you play seat {seat}, not seat {data['seat']}", "seat")
+            raise Forbidden(
+                gettext("you play seat %(seat)s, not seat %(sent)s")
+                % {"seat": seat, "sent": data["seat"]},
+                "seat",
+            )
         action: dict[str, Any] = data["action"]
         player = seat_player_ids(access.game)[seat]
         result = games.submit_action(
@@ -345,9 +365,14 @@ class GameAutoplayView(APIView):
         access = game_access(request, game_id)
         signed_in(request)
         if access.seat is None:
-            raise Forbidden(f"you hold no seat in game {game_id}", "seat")
+            raise Forbidden(
+                gettext("you hold no seat in game %(game)s") % {"game": game_id}, "seat"
+            )
         if access.game.table_id is None:
-            raise Refused(f"game {game_id} is not played at a tournament table", "seat")
+            raise Refused(
+                gettext("game %(game)s is not played at a tournament table") % {"game": game_id},
+                "seat",
+            )
         return access
 
 

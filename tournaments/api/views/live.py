@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.http import HttpResponseBase
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import ValidationError
@@ -51,9 +52,18 @@ def _stream_timeout(request: Request) -> float:
     try:
         value = float(raw)
     except ValueError:
-        raise ValidationError({"timeout": [f"seconds, a number, not {raw!r}"]}) from None
+        raise ValidationError(
+            {"timeout": [gettext("seconds, a number, not %(raw)s") % {"raw": repr(raw)}]}
+        ) from None
     if not 0 < value <= most:
-        raise ValidationError({"timeout": [f"between 0 and {most:g} seconds, not {raw}"]})
+        raise ValidationError(
+            {
+                "timeout": [
+                    gettext("between 0 and %(most)s seconds, not %(raw)s")
+                    % {"most": f"{most:g}", "raw": raw}
+                ]
+            }
+        )
     return value
 
 
@@ -93,7 +103,9 @@ def _with_view(request: Request) -> bool:
     """``?view=true``: each event carries the caller's view after it."""
     raw = request.query_params.get("view", "").lower()
     if raw not in ("", "true", "false", "1", "0"):
-        raise ValidationError({"view": [f"true or false, not {raw!r}"]})
+        raise ValidationError(
+            {"view": [gettext("true or false, not %(raw)s") % {"raw": repr(raw)}]}
+        )
     return raw in ("true", "1")
 
 
@@ -108,7 +120,13 @@ def _notice_after(request: Request) -> streams.Position | None:
     except ValueError as error:
         raise ValidationError({"Last-Event-ID": [str(error)]}) from None
     if after is None or max(after.tx, after.id) > 2**63 - 1:
-        raise ValidationError({"Last-Event-ID": [f"a position beyond any notice: {last!r}"]})
+        raise ValidationError(
+            {
+                "Last-Event-ID": [
+                    gettext("a position beyond any notice: %(last)s") % {"last": repr(last)}
+                ]
+            }
+        )
     return after
 
 
@@ -138,7 +156,12 @@ class GameStreamView(APIView):
         last = _last_event_id(request) or "0"
         if not (last.isascii() and last.isdigit()) or int(last) > 2**31 - 1:
             raise ValidationError(
-                {"Last-Event-ID": [f"a game's event id is a sequence, not {last!r}"]}
+                {
+                    "Last-Event-ID": [
+                        gettext("a game's event id is a sequence, not %(last)s")
+                        % {"last": repr(last)}
+                    ]
+                }
             )
         feed = streams.GameFeed(access, int(last), with_view=with_view)
         return streams.stream_response(request._request, feed, timeout, capacity.take(request))

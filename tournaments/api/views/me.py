@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import NotAuthenticated, NotFound
@@ -82,7 +83,7 @@ class TokenDetailView(APIView):
         user = signed_in(request)
         token = ApiToken.objects.filter(pk=token_id, user=user).first()
         if token is None:  # someone else's token is not yours to know of
-            raise NotFound(f"you have no token {token_id}")
+            raise NotFound(gettext("you have no token %(id)s") % {"id": token_id})
         return token
 
     @signed_in_only

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import NotFound
@@ -59,7 +60,12 @@ class ProblemTypeListView(APIView):
     )
     def get(self, request: Request) -> Response:
         items = [
-            {"type": t.uri, "title": t.title, "status": t.status, "description": t.description}
+            {
+                "type": t.uri,
+                "title": gettext(t.title),
+                "status": t.status,
+                "description": gettext(t.description),
+            }
             for t in PROBLEM_TYPES.values()
         ]
         return paginate(self, request, items, lambda page: page)
@@ -75,12 +81,15 @@ class ProblemTypeView(APIView):
     def get(self, request: Request, slug: str) -> Response:
         kind = PROBLEM_TYPES.get(slug)
         if kind is None:
-            raise NotFound(f"there is no problem type {slug!r}: see /api/v1/problems")
+            raise NotFound(
+                gettext("there is no problem type %(slug)s: see /api/v1/problems")
+                % {"slug": repr(slug)}
+            )
         return Response(
             {
                 "type": kind.uri,
-                "title": kind.title,
+                "title": gettext(kind.title),
                 "status": kind.status,
-                "description": kind.description,
+                "description": gettext(kind.description),
             }
         )

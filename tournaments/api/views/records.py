@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -28,14 +29,17 @@ def _record_body(request: Request) -> dict[str, Any]:
 
     data = request.data
     if not isinstance(data, dict):
-        raise ValidationError({"": ["a record is a JSON object (RECORD.md)"]})
+        raise ValidationError({"": [gettext("a record is a JSON object (RECORD.md)")]})
     moves = data.get("moves")
     most = settings.PARLOUR_RECORD_MAX_MOVES
     if isinstance(moves, list) and len(moves) > most:
         # Replaying is the cost (about 0.1 ms a move): bounded before any of it.
         raise Refused(
-            f"a record may hold at most {most} moves (PARLOUR_RECORD_MAX_MOVES);"
-            f" this one holds {len(moves)}",
+            gettext(
+                "a record may hold at most %(most)s moves (PARLOUR_RECORD_MAX_MOVES);"
+                " this one holds %(count)s"
+            )
+            % {"most": most, "count": len(moves)},
             "moves",
         )
     return data
@@ -73,7 +77,9 @@ class RecordImportView(APIView):
         user = signed_in(request)
         clubs = organised_club_ids(user)
         if clubs is not None and not clubs:
-            raise Forbidden("only club organisers may import records (anyone may verify one)")
+            raise Forbidden(
+                gettext("only club organisers may import records (anyone may verify one)")
+            )
         record = _record_body(request)
         game = games.import_game(record)
         return Response(

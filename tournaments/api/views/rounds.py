@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import Prefetch, QuerySet
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -83,7 +84,10 @@ def _round(tournament_id: int, number: int) -> Round:
     tournament = tournament_or_404(tournament_id)
     found = _rounds().filter(tournament=tournament, number=number).first()
     if found is None:
-        raise NotFound(f"{tournament.name} has no round {number}")
+        raise NotFound(
+            gettext("%(tournament)s has no round %(number)s")
+            % {"tournament": tournament.name, "number": number}
+        )
     return found
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
@@ -52,7 +53,12 @@ class TournamentListView(generics.ListAPIView[Tournament]):
         if status:
             if status not in Tournament.Status.values:
                 raise ValidationError(
-                    {"status": [f"one of {', '.join(Tournament.Status.values)}, not {status!r}"]}
+                    {
+                        "status": [
+                            gettext("one of %(values)s, not %(value)s")
+                            % {"values": ", ".join(Tournament.Status.values), "value": repr(status)}
+                        ]
+                    }
                 )
             found = found.filter(status=status)
         return found
@@ -82,7 +88,9 @@ class TournamentListView(generics.ListAPIView[Tournament]):
         data = dict(body.validated_data)
         club = Club.objects.filter(pk=data.pop("club")).first()
         if club is None:
-            raise Refused(f"there is no club {body.validated_data['club']}", "club")
+            raise Refused(
+                gettext("there is no club %(id)s") % {"id": body.validated_data["club"]}, "club"
+            )
         require_organiser(request, club)
         tournament = services.create_tournament(
             club, data.pop("name"), data.pop("game"), data.pop("rounds"), **data
@@ -104,9 +112,13 @@ class TournamentDetailView(generics.RetrieveAPIView[Tournament]):
 def _club_player(tournament: Tournament, player_id: int) -> Player:
     player = Player.objects.select_related("club").filter(pk=player_id).first()
     if player is None:
-        raise Refused(f"there is no player {player_id}", "player")
+        raise Refused(gettext("there is no player %(id)s") % {"id": player_id}, "player")
     if player.club_id != tournament.club_id:
-        raise Refused(f"{player.name} is not a player of {tournament.club.name}", "player")
+        raise Refused(
+            gettext("%(player)s is not a player of %(club)s")
+            % {"player": player.name, "club": tournament.club.name},
+            "player",
+        )
     return player
 
 

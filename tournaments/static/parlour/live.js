@@ -164,7 +164,7 @@
       var due = Date.parse(nodes[i].getAttribute("data-deadline"));
       if (isNaN(due)) { continue; }
       var left = Math.max(0, Math.ceil((due - now) / 1000));
-      var text = left <= 0 ? "time's up" :
+      var text = left <= 0 ? gettext("time's up") :
         Math.floor(left / 60) + ":" + ("0" + (left % 60)).slice(-2);
       if (nodes[i].textContent !== text) { nodes[i].textContent = text; }
       nodes[i].classList.toggle("urgent", left <= 10);
@@ -198,7 +198,7 @@
       credentials: "same-origin",
       headers: { "X-Requested-With": "fetch" }
     })
-      .then(function (response) { return response.json().catch(function () { return { ok: false, message: "The server did not answer: try again." }; }); })
+      .then(function (response) { return response.json().catch(function () { return { ok: false, message: gettext("The server did not answer: try again.") }; }); })
       .then(function (answer) {
         if (!answer.ok && flash) { flash.textContent = answer.message; flash.hidden = false; }
         if (live) {
@@ -214,7 +214,7 @@
         form.removeAttribute("data-sending");
         if (event.submitter) { event.submitter.removeAttribute("aria-busy"); }
         for (var j = 0; j < buttons.length; j++) { buttons[j].disabled = false; }
-        if (flash) { flash.textContent = "The move could not be sent: check the connection and try again."; flash.hidden = false; }
+        if (flash) { flash.textContent = gettext("The move could not be sent: check the connection and try again."); flash.hidden = false; }
       });
   });
 

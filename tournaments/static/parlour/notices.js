@@ -101,10 +101,10 @@
     var on = optedIn();
     var blocked = on && window.Notification && Notification.permission === "denied";
     this.toggle.setAttribute("aria-pressed", on ? "true" : "false");
-    this.toggle.textContent = on ? (blocked ? "Alerts: sound only" : "Alerts: on") : "Alerts: off";
+    this.toggle.textContent = on ? (blocked ? gettext("Alerts: sound only") : gettext("Alerts: on")) : gettext("Alerts: off");
     this.toggle.title = on
-      ? "A notification and a short sound when one of your games starts or waits for you (click to turn off)"
-      : "Click for a notification and a short sound when one of your games starts or waits for you";
+      ? gettext("A notification and a short sound when one of your games starts or waits for you (click to turn off)")
+      : gettext("Click for a notification and a short sound when one of your games starts or waits for you");
   };
 
   Notices.prototype.poll = function () {
@@ -133,14 +133,16 @@
     for (var i = 0; i < games.length; i++) {
       var game = games[i];
       if (game.game_id === this.here) { continue; }
-      var name = game.game_name + " game " + game.game_id;
-      var where = game.tournament_name ? " (" + game.tournament_name + ")" : "";
+      var name = interpolate(gettext("%(name)s game %(number)s"), { name: game.game_name, number: game.game_id }, true);
+      if (game.tournament_name) {
+        name = interpolate(gettext("%(game)s (%(tournament)s)"), { game: name, tournament: game.tournament_name }, true);
+      }
       if (game.my_turn) {
         found.push({ key: game.game_id + ":turn:" + game.sequence, game: game,
-          text: "Your move: your " + name + where + " is waiting for you.", turn: true });
+          text: interpolate(gettext("Your move: your %(game)s is waiting for you."), { game: name }, true), turn: true });
       } else if (started.indexOf(game.game_id) < 0) {
         found.push({ key: game.game_id + ":start", game: game,
-          text: "Your game has started: " + name + where + ".", turn: false });
+          text: interpolate(gettext("Your game has started: %(game)s."), { game: name }, true), turn: false });
       }
     }
     return found;
@@ -162,13 +164,13 @@
       var link = document.createElement("a");
       link.className = "button primary";
       link.href = notice.game.play_url;
-      link.textContent = "Play";
+      link.textContent = gettext("Play");
       link.setAttribute("data-notice-link", "");
       var close = document.createElement("button");
       close.type = "button";
       close.className = "link";
       close.textContent = "×";
-      close.setAttribute("aria-label", "Hide this notice");
+      close.setAttribute("aria-label", gettext("Hide this notice"));
       close.addEventListener("click", function () {
         var keys = load(window.sessionStorage, DISMISSED);
         keys.push(notice.key);
@@ -192,8 +194,9 @@
     if (window.Notification && Notification.permission === "granted") {
       var first = fresh[0];
       try {
-        var shownNote = new Notification(first.turn ? "Your move" : "Your game has started", {
-          body: first.text + (fresh.length > 1 ? " (and " + (fresh.length - 1) + " more)" : ""),
+        var more = fresh.length - 1;
+        var shownNote = new Notification(first.turn ? gettext("Your move") : gettext("Your game has started"), {
+          body: first.text + (more ? " " + interpolate(ngettext("(and %s more)", "(and %s more)", more), [more]) : ""),
           tag: "parlour-" + first.key
         });
         shownNote.onclick = function () { window.focus(); window.location.href = first.game.play_url; };

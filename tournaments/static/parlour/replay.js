@@ -79,14 +79,14 @@
       if (timer) { clearInterval(timer); timer = null; }
       // A step of the autoplay still being fetched must not move the board after the pause.
       wanted = current;
-      play.textContent = "▶ Play";
+      play.textContent = "▶ " + pgettext("replay autoplay", "Play");
       play.setAttribute("aria-pressed", "false");
     }
 
     function autoplay() {
       if (timer) { stop(); return; }
       if (current >= total) { go(0); }
-      play.textContent = "❚❚ Pause";
+      play.textContent = "❚❚ " + gettext("Pause");
       play.setAttribute("aria-pressed", "true");
       timer = setInterval(function () {
         if (current >= total) { stop(); return; }

@@ -1,0 +1,69 @@
+"""A problem's title and detail follow Accept-Language (English by default); its type and
+fields never change with the language."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from tests.api.conftest import Api
+from tests.api.test_games import act, drawer, is_problem, standalone
+from tests.factories import ClubWorld, tournament_game
+from tests.service.play import play
+from tournaments import play as service
+
+RUSSIAN = {"Accept-Language": "ru"}
+
+
+def test_an_illegal_action_is_told_in_russian_when_asked_and_in_english_by_default(
+    world: ClubWorld, api: Api
+) -> None:
+    _, game = tournament_game(world)
+    _, name = drawer(world, game)
+    status, english, _ = act(api, world, game, name, {"type": "draw", "index": 99})
+    assert status == 422 and is_problem(english, 422, "illegal-action")
+    assert english["title"] == "Illegal action" and "choose a position" in english["detail"]
+    game.refresh_from_db()
+    status, russian, _ = api.post(
+        f"/api/v1/games/{game.pk}/actions",
+        {"action": {"type": "draw", "index": 99}, "expected_sequence": game.sequence},
+        token=world.tokens[name],
+        headers={"Idempotency-Key": "k-2", **RUSSIAN},
+    )
+    assert status == 422 and is_problem(russian, 422, "illegal-action")
+    assert russian["type"] == english["type"] and russian["field"] == english["field"]
+    assert russian["title"] == "Недопустимый ход"
+    assert "выберите позицию от 0 до" in russian["detail"], russian["detail"]
+    assert not re.search(r"\b(choose|position|offers|cards)\b", russian["detail"])
+
+
+def test_an_unknown_address_is_not_found_in_the_language_asked(api: Api) -> None:
+    status, english, _ = api.get("/api/v1/no-such-thing")
+    status_ru, russian, _ = api.get("/api/v1/no-such-thing", headers=RUSSIAN)
+    assert status == status_ru == 404
+    assert english["type"] == russian["type"] == "/api/v1/problems/not-found"
+    assert english["title"] == "Not found" and russian["title"] == "Не найдено"
+    assert "there is no resource" in english["detail"]
+    assert "ничего нет" in russian["detail"] and "/api/v1/no-such-thing" in russian["detail"]
+
+
+def test_the_catalogue_of_problem_types_is_read_in_the_language_asked(api: Api) -> None:
+    _, english, _ = api.get("/api/v1/problems/illegal-action")
+    _, russian, _ = api.get("/api/v1/problems/illegal-action", headers=RUSSIAN)
+    assert english["type"] == russian["type"] and english["status"] == russian["status"]
+    assert english["title"] == "Illegal action" and russian["title"] == "Недопустимый ход"
+    assert russian["description"].startswith("Правила сейчас не разрешают")
+
+
+def test_a_tampered_record_is_told_in_russian_naming_the_move(world: ClubWorld, api: Api) -> None:
+    game = play(standalone(world), random.Random(5))
+    record = service.export_record(game)
+    draws = [i for i, m in enumerate(record["moves"]) if m["action"]["type"] == "draw"]
+    record["moves"][draws[0]]["action"]["index"] = 50
+    _, english, _ = api.post("/api/v1/records/verify", record)
+    status, russian, _ = api.post("/api/v1/records/verify", record, headers=RUSSIAN)
+    assert status == 422 and russian["type"] == english["type"] == "/api/v1/problems/invalid-record"
+    assert russian["move_index"] == english["move_index"] == draws[0]
+    assert english["detail"].startswith(f"move {draws[0]}: seat ")
+    assert russian["title"] == "Неверная запись партии"
+    assert russian["detail"].startswith(f"ход {draws[0]}: в веере места "), russian["detail"]
