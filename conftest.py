@@ -87,6 +87,20 @@ def _no_login_limits() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _source_language() -> Iterator[None]:
+    """Each test starts in the default language.  Django leaves a request's language
+    active in its thread after the response (LocaleMiddleware does not undo it), so a test
+    that asked for a Russian page would otherwise make the next test's templates and
+    words Russian."""
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
+
+
+@pytest.fixture(autouse=True)
 def _empty_cache() -> None:
     """Each test starts with an empty default cache.  Every in-process request of the
     suite comes from one address, and the API's per-address throttle counts them in

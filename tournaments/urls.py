@@ -5,7 +5,18 @@ from django.urls import path
 
 from tournaments import converters  # noqa: F401 (registers <id:…>)
 from tournaments.logins import ThrottledAuthenticationForm
-from tournaments.web import clubs, corrections, desk, games, home, me, play, players, replay
+from tournaments.web import (
+    clubs,
+    corrections,
+    desk,
+    games,
+    home,
+    me,
+    play,
+    players,
+    replay,
+    rules,
+)
 from tournaments.web import tournaments as tournament_pages
 
 urlpatterns = [
@@ -78,6 +89,8 @@ urlpatterns = [
         name="tournament-projector",
     ),
     path("tables/<id:table_id>/", tournament_pages.table_detail, name="table"),
+    path("rules/", rules.rules_index, name="rules"),
+    path("rules/<slug:game_id>", rules.rules_game, name="rules-game"),
     path("games/<id:game_id>/", games.game_detail, name="game"),
     path("games/<id:game_id>/replay", replay.game_replay, name="game-replay"),
     path("games/<id:game_id>/play", play.game_play, name="game-play"),

@@ -311,7 +311,8 @@ def test_a_refusal_on_the_play_page_is_in_russian_for_a_russian_reader(
         HTTP_X_REQUESTED_WITH="fetch",
         HTTP_ACCEPT_LANGUAGE="ru",
     )
-    assert stale.json()["message"] == "Партия ушла вперёд, пока шёл ваш ход: выберите снова."
+    moved_on = "Партия ушла вперёд, пока ваш ход был в пути: выберите ещё раз."
+    assert stale.json()["message"] == moved_on
     form = client.post(
         f"/games/{game.pk}/act",
         {"action": json.dumps({"type": "play", "card": "ZZ"}), "sequence": before},
