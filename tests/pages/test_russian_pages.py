@@ -197,6 +197,9 @@ def walk_every_page() -> Walk:
     walk.get(anonymous, f"/players/{world.player.pk}/", "anonymous")
     walk.get(anonymous, f"/players/{world.bots[1].pk}/", "anonymous")
     walk.get(anonymous, "/games/999999/", "anonymous, no such game")
+    walk.get(anonymous, "/rules/", "anonymous")
+    for game in PAGE_SEATS:
+        walk.get(anonymous, f"/rules/{game}", "anonymous")
 
     # Forms sent wrong: the refusals and the forms' errors, in the pages they land on.
     walk.post(Client(), "/accounts/login/", {"username": "ann", "password": "wrong"}, "anonymous")
