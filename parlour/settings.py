@@ -92,12 +92,12 @@ MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "tournaments.api.middleware.ApiProblemMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    # The language of pages and messages (docs/i18n.md): after the session, before
-    # anything that renders.
-    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The language of pages and messages (docs/i18n.md): Django's LocaleMiddleware with our
+    # order; after the login (whose kept choice and club count), before anything renders.
+    "tournaments.languages.LanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",

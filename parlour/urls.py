@@ -14,9 +14,8 @@ urlpatterns = [
     path("api/v1/", include("tournaments.api.urls")),
     path("api/v1", RootView.as_view(schema=None)),
     re_path(r"^api(?:/.*)?$", api_not_found),
-    # The language switcher's POST (Django's set_language) and the JavaScript's
-    # translations (docs/i18n.md).
-    path("i18n/", include("django.conf.urls.i18n")),
+    # The JavaScript's translations (docs/i18n.md); the switcher's POST is in
+    # tournaments/urls.py (Django's set_language, and kept on the login).
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("", include("tournaments.urls")),
 ]

@@ -29,6 +29,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext, gettext_lazy
 
 from events.admin import EventAdmin
 from events.models import Event
@@ -98,7 +99,7 @@ class GameEventAdmin(EventAdmin):
         # A new list: get_readonly_fields's list[str] is not the stubs' list of groups.
         return [name for name in self.get_readonly_fields(request, obj)]
 
-    @admin.display(description="payload")
+    @admin.display(description=gettext_lazy("payload"))
     def shown_payload(self, event: Event) -> Any:
         return games.stored_payload_as_spectator(event.stream, event.sequence, event.payload)
 
@@ -220,13 +221,15 @@ class PlayerForm(forms.ModelForm):  # type: ignore[type-arg]
         level = str(self.cleaned_data.get("bot_level") or "")
         known = services.known_bot_levels()
         if level and level not in known:
-            raise forms.ValidationError(f"known bot levels: {', '.join(sorted(known))}")
+            raise forms.ValidationError(
+                gettext("known bot levels: %(value)s") % {"value": ", ".join(sorted(known))}
+            )
         return level
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if data.get("bot_level") and data.get("user"):
-            raise forms.ValidationError("a bot cannot be linked to a login")
+            raise forms.ValidationError(gettext("a bot cannot be linked to a login"))
         user = data.get("user")
         if self.instance.pk is not None and "user" in self.changed_data:
             stored = Player.objects.get(pk=self.instance.pk)
@@ -237,7 +240,8 @@ class PlayerForm(forms.ModelForm):  # type: ignore[type-arg]
             club_id = club.pk if club is not None else self.instance.club_id
             if Player.objects.filter(club_id=club_id, user=user).exists():
                 raise forms.ValidationError(
-                    f"the login {user.get_username()!r} already plays in this club"
+                    gettext("the login %(user)r already plays in this club")
+                    % {"user": user.get_username()}
                 )
         return data
 
@@ -391,24 +395,35 @@ class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
 
 def _seat_next(tournament: Tournament) -> str:
     round_ = services.start_round(tournament, auto_check_in=False)
-    return f"{tournament.name}: round {round_.number} seated (not begun)"
+    return gettext("%(tournament)s: round %(number)s seated (not begun)") % {
+        "tournament": tournament.name,
+        "number": round_.number,
+    }
 
 
 def _seat_next_auto(tournament: Tournament) -> str:
     round_ = services.start_round(tournament, auto_check_in=True)
-    return f"{tournament.name}: round {round_.number} seated, everyone checked in (not begun)"
+    return gettext("%(tournament)s: round %(number)s seated, everyone checked in (not begun)") % {
+        "tournament": tournament.name,
+        "number": round_.number,
+    }
 
 
 def _seated_round(tournament: Tournament) -> Round:
     round_ = Round.objects.filter(tournament=tournament).order_by("number").last()
     if round_ is None or round_.status != Round.Status.SEATED:
-        raise services.ServiceError(f"{tournament.name} has no seated round to begin")
+        raise services.ServiceError(
+            gettext("%(tournament)s has no seated round to begin") % {"tournament": tournament.name}
+        )
     return round_
 
 
 def _begin(tournament: Tournament) -> str:
     round_ = services.begin_round(_seated_round(tournament))
-    return f"{tournament.name}: round {round_.number} begun"
+    return gettext("%(tournament)s: round %(number)s begun") % {
+        "tournament": tournament.name,
+        "number": round_.number,
+    }
 
 
 @admin.register(Tournament)
@@ -436,7 +451,7 @@ class TournamentAdmin(OrganiserAdmin):
         obj.pk = saved.pk
         obj.refresh_from_db()
 
-    @admin.display(description="standings (from the games' events)")
+    @admin.display(description=gettext_lazy("standings (from the games' events)"))
     def standings(self, obj: Tournament) -> str:
         if obj.pk is None:
             return "-"
@@ -446,24 +461,30 @@ class TournamentAdmin(OrganiserAdmin):
         names = player_names(s.player for s in table)
         return format_html(
             "<br>".join(
-                f"{s.rank}. {{}} — {float(s.points):.3f} points"
-                f" ({s.played} played, {s.byes} byes){' dropped' if s.dropped else ''}"
+                f"{s.rank}. {{}} — "
+                + gettext("%(points).3f points (%(played)s played, %(byes)s byes)")
+                % {"points": float(s.points), "played": s.played, "byes": s.byes}
+                + (" " + gettext("dropped") if s.dropped else "")
                 for s in table
             ),
             *[names.get(s.player, s.player) for s in table],
         )
 
-    @admin.action(description="Seat the next round (checked-in players and bots)")
+    @admin.action(description=gettext_lazy("Seat the next round (checked-in players and bots)"))
     def seat_next_round(self, request: HttpRequest, rows: QuerySet[Tournament]) -> None:
         _run_action(self, request, rows, _seat_next)
 
-    @admin.action(description="Seat the next round, checking in every registered player")
+    @admin.action(
+        description=gettext_lazy("Seat the next round, checking in every registered player")
+    )
     def seat_next_round_checking_everyone_in(
         self, request: HttpRequest, rows: QuerySet[Tournament]
     ) -> None:
         _run_action(self, request, rows, _seat_next_auto)
 
-    @admin.action(description="Begin the seated round (deal every table's first game)")
+    @admin.action(
+        description=gettext_lazy("Begin the seated round (deal every table's first game)")
+    )
     def begin_seated_round(self, request: HttpRequest, rows: QuerySet[Tournament]) -> None:
         _run_action(self, request, rows, _begin)
 
@@ -531,11 +552,14 @@ class RegistrationAdmin(OrganiserAdmin):
         obj.pk = saved.pk
         obj.refresh_from_db()
 
-    @admin.action(description="Drop the selected players (between rounds)")
+    @admin.action(description=gettext_lazy("Drop the selected players (between rounds)"))
     def drop_players(self, request: HttpRequest, rows: QuerySet[Registration]) -> None:
         def drop(row: Registration) -> str:
             done = services.drop(row.tournament, row.player)
-            return f"{row.player.name} dropped after round {done.dropped_after}"
+            return gettext("%(player)s dropped after round %(number)s") % {
+                "player": row.player.name,
+                "number": done.dropped_after,
+            }
 
         _run_action(self, request, rows.select_related("tournament", "player"), drop)
 
@@ -583,12 +607,18 @@ class TableInline(admin.TabularInline):  # type: ignore[type-arg]
 
 def _begin_round(round_: Round) -> str:
     done = services.begin_round(round_)
-    return f"round {done.number} of {done.tournament.name} begun"
+    return gettext("round %(number)s of %(tournament)s begun") % {
+        "number": done.number,
+        "tournament": done.tournament.name,
+    }
 
 
 def _reseat_round(round_: Round) -> str:
     done = services.reseat(round_)
-    return f"round {done.number} of {done.tournament.name} seated again"
+    return gettext("round %(number)s of %(tournament)s seated again") % {
+        "number": done.number,
+        "tournament": done.tournament.name,
+    }
 
 
 @admin.register(Round)
@@ -610,11 +640,13 @@ class RoundAdmin(OrganiserAdmin):
     inlines = (TableInline,)
     actions = ("begin_rounds", "reseat_rounds")
 
-    @admin.action(description="Begin the selected seated rounds")
+    @admin.action(description=gettext_lazy("Begin the selected seated rounds"))
     def begin_rounds(self, request: HttpRequest, rows: QuerySet[Round]) -> None:
         _run_action(self, request, rows, _begin_round)
 
-    @admin.action(description="Seat the selected seated rounds again (current check-ins)")
+    @admin.action(
+        description=gettext_lazy("Seat the selected seated rounds again (current check-ins)")
+    )
     def reseat_rounds(self, request: HttpRequest, rows: QuerySet[Round]) -> None:
         _run_action(self, request, rows, _reseat_round)
 
@@ -640,7 +672,7 @@ class TableAdmin(OrganiserAdmin):
     readonly_fields = ("round", "number", "status", "first_dealer", "placings", "games")
     inlines = (TableSeatInline,)
 
-    @admin.display(description="games of the series")
+    @admin.display(description=gettext_lazy("games of the series"))
     def games(self, obj: Table) -> str:
         rows = Game.objects.filter(table=obj).order_by("number_in_series")
         return ", ".join(f"#{g.pk} {g.status}" for g in rows) or "-"
@@ -688,7 +720,8 @@ class TableSeatAdmin(OrganiserAdmin):
             services.swap_players(old.table.round, old.player_id, obj.player_id)
             self.message_user(
                 request,
-                f"{old.player.name} and {obj.player.name} swapped places",
+                gettext("%(a)s and %(b)s swapped places")
+                % {"a": old.player.name, "b": obj.player.name},
                 messages.SUCCESS,
             )
 

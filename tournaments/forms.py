@@ -8,11 +8,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.db.models import QuerySet
+from django.utils.translation import gettext, ngettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from engine.bots import bot_levels
 from engine.registry import all_games
-from tournaments.models import Club, Player, Tournament
+from tournaments.models import BOT_LEVEL_WORDS, Club, Player, Tournament
 from tournaments.services import ServiceError
 from tournaments.services.tournaments import SERIES_KIND_WORDS, series_kinds, series_refusal
 
@@ -36,9 +39,9 @@ def games_of_series() -> dict[str, list[str]]:
 def series_choices() -> list[tuple[str, str]]:
     """The series a tournament may choose, each with the games whose results it scores."""
     names = {g.id: g.name for g in all_games()}
-    choices = [("", "the game's usual series")]
+    choices = [("", gettext("the game's usual series"))]
     for kind, games in games_of_series().items():
-        words = SERIES_WORDS.get(kind, kind)
+        words = str(SERIES_WORDS.get(kind, kind))
         played = ", ".join(names[g] for g in games)
         choices.append((kind, f"{words} ({played})" if played else words))
     return choices
@@ -60,14 +63,14 @@ class SeriesSelect(forms.Select):
 class TournamentForm(forms.Form):
     """A new tournament: its club, game, rounds and how tables play."""
 
-    club = forms.ModelChoiceField(queryset=Club.objects.none(), empty_label=None)
-    name = forms.CharField(max_length=120)
-    game = forms.ChoiceField(choices=())
-    rounds = forms.IntegerField(min_value=1, max_value=50, initial=3)
+    club = forms.ModelChoiceField(queryset=Club.objects.none(), empty_label=None, label=_("Club"))
+    name = forms.CharField(max_length=120, label=_("Name"))
+    game = forms.ChoiceField(choices=(), label=_("Game"))
+    rounds = forms.IntegerField(min_value=1, max_value=50, initial=3, label=_("Rounds"))
     series_kind = forms.ChoiceField(
         choices=(),
         required=False,
-        label="Series",
+        label=_("Series"),
         # The script that hides the series the chosen game does not allow (series.js).
         widget=SeriesSelect(attrs={"data-series-of": "id_game"}),
     )
@@ -75,57 +78,66 @@ class TournamentForm(forms.Form):
         min_value=1,
         max_value=100,
         required=False,
-        label="Series target (N)",
-        help_text="Round wins to reach, or the number of deals/games.",
+        label=_("Series target (N)"),
+        help_text=_("Round wins to reach, or the number of deals/games."),
     )
     series_deal_limit = forms.IntegerField(
         min_value=1,
         max_value=1000,
         required=False,
-        label="Deal limit (first to N only)",
-        help_text="Empty: none, a match goes on until someone has N round wins. A match"
-        " that reaches the limit ends and is placed by round wins, equal wins sharing.",
+        label=_("Deal limit (first to N only)"),
+        help_text=_(
+            "Empty: none, a match goes on until someone has N round wins. A match"
+            " that reaches the limit ends and is placed by round wins, equal wins sharing."
+        ),
     )
-    table_min = forms.IntegerField(min_value=2, max_value=8, required=False, label="Smallest table")
-    table_max = forms.IntegerField(min_value=2, max_value=8, required=False, label="Largest table")
+    table_min = forms.IntegerField(
+        min_value=2, max_value=8, required=False, label=_("Smallest table")
+    )
+    table_max = forms.IntegerField(
+        min_value=2, max_value=8, required=False, label=_("Largest table")
+    )
     table_preferred = forms.IntegerField(
-        min_value=2, max_value=8, required=False, label="Preferred table size"
+        min_value=2, max_value=8, required=False, label=_("Preferred table size")
     )
     seating_mode = forms.ChoiceField(
         choices=Tournament.SeatingMode.choices,
         initial=Tournament.SeatingMode.MIXING,
-        help_text="How rounds after the first are seated (round 1 is random).",
+        label=_("Seating"),
+        help_text=_("How rounds after the first are seated (round 1 is random)."),
     )
     turn_seconds = forms.IntegerField(
         min_value=1,
         max_value=3600,
         required=False,
-        label="Seconds per turn",
-        help_text="Empty: no clock.",
+        label=_("Seconds per turn"),
+        help_text=_("Empty: no clock."),
     )
     first_turn_grace = forms.IntegerField(
         min_value=0,
         max_value=600,
         initial=FIRST_TURN_GRACE,
         required=False,
-        label="Seconds more for each game's first turn",
-        help_text="Time for the players to arrive at a new game (with a clock). 0: none.",
+        label=_("Seconds more for each game's first turn"),
+        help_text=_("Time for the players to arrive at a new game (with a clock). 0: none."),
     )
     timeouts_to_bot = forms.IntegerField(
         min_value=0,
         max_value=20,
         initial=0,
         required=False,
-        label="Timeouts before a bot takes the seat",
-        help_text="0: never.",
+        label=_("Timeouts before a bot takes the seat"),
+        help_text=_("0: never."),
     )
-    duplicate_deals = forms.BooleanField(required=False)
+    duplicate_deals = forms.BooleanField(required=False, label=_("Duplicate deals"))
     timeout_forfeits = forms.BooleanField(
         required=False,
         initial=True,
-        label="A seat handed to a bot forfeits its series",
-        help_text="Ticked: that series counts as last place for the player, marked"
-        " in the standings. Unticked: the bot's result counts as theirs.",
+        label=_("A seat handed to a bot forfeits its series"),
+        help_text=_(
+            "Ticked: that series counts as last place for the player, marked"
+            " in the standings. Unticked: the bot's result counts as theirs."
+        ),
     )
 
     def __init__(self, *args: Any, clubs: QuerySet[Club], **kwargs: Any) -> None:
@@ -136,7 +148,16 @@ class TournamentForm(forms.Form):
         game_field = self.fields["game"]
         assert isinstance(game_field, forms.ChoiceField)
         game_field.choices = [
-            (g.id, f"{g.name} ({g.min_seats}–{g.max_seats} players)") for g in all_games()
+            (
+                g.id,
+                ngettext(
+                    "%(game)s (%(least)d–%(most)d player)",
+                    "%(game)s (%(least)d–%(most)d players)",
+                    g.max_seats,
+                )
+                % {"game": g.name, "least": g.min_seats, "most": g.max_seats},
+            )
+            for g in all_games()
         ]
         series_field = self.fields["series_kind"]
         assert isinstance(series_field, forms.ChoiceField)
@@ -149,14 +170,15 @@ class TournamentForm(forms.Form):
             # The use case's words without its hint for API clients (no JSON on a page).
             self.add_error(
                 "series_kind",
-                f"{series_refusal(game, kind)}, or leave the series empty for the game's"
-                " usual one.",
+                gettext("%(refusal)s, or leave the series empty for the game's usual one.")
+                % {"refusal": series_refusal(game, kind)},
             )
         if data.get("series_kind") and not data.get("series_target"):
-            self.add_error("series_target", "Give N for the series you chose.")
+            self.add_error("series_target", gettext("Give N for the series you chose."))
         if data.get("series_deal_limit") and data.get("series_kind") != "first_to":
             self.add_error(
-                "series_deal_limit", "A deal limit is for a first to N series: choose that series."
+                "series_deal_limit",
+                gettext("A deal limit is for a first to N series: choose that series."),
             )
         return data
 
@@ -199,7 +221,7 @@ class RegisterForm(forms.Form):
     """Register some of the club's players."""
 
     players = forms.ModelMultipleChoiceField(
-        queryset=Player.objects.none(), widget=forms.CheckboxSelectMultiple
+        queryset=Player.objects.none(), widget=forms.CheckboxSelectMultiple, label=_("Players")
     )
 
     def __init__(self, *args: Any, players: QuerySet[Player], **kwargs: Any) -> None:
@@ -212,15 +234,15 @@ class RegisterForm(forms.Form):
 class NewPlayerForm(forms.Form):
     """A new player of the club (a person, or a bot of a level), registered at once."""
 
-    name = forms.CharField(max_length=80)
-    bot_level = forms.ChoiceField(required=False, label="Bot", choices=())
+    name = forms.CharField(max_length=80, label=_("Name"))
+    bot_level = forms.ChoiceField(required=False, label=_("Bot"), choices=())
 
     def __init__(self, *args: Any, game: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         field = self.fields["bot_level"]
         assert isinstance(field, forms.ChoiceField)
-        field.choices = [("", "a person")] + [
-            (level, f"a {level} bot") for level in bot_levels(game)
+        field.choices = [("", gettext("a person"))] + [
+            (level, str(BOT_LEVEL_WORDS.get(level, level))) for level in bot_levels(game)
         ]
 
 
@@ -229,15 +251,17 @@ class StartRoundForm(forms.Form):
 
     #: Ticked by default (issue 20): left unticked, people not checked in are left out.
     auto_check_in = forms.BooleanField(
-        required=False, initial=True, label="Check in every registered player who has not dropped"
+        required=False,
+        initial=True,
+        label=_("Check in every registered player who has not dropped"),
     )
 
 
 class SwapForm(forms.Form):
     """Exchange two players of a seated round (seat for seat, or a seat for a bye)."""
 
-    a = forms.ChoiceField(label="Swap")
-    b = forms.ChoiceField(label="with")
+    a = forms.ChoiceField(label=_("Swap"))
+    b = forms.ChoiceField(label=pgettext_lazy("swap a with b", "with"))
 
     def __init__(self, *args: Any, players: Iterable[Player], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -253,10 +277,10 @@ class SwapForm(forms.Form):
 class ReseatForm(forms.Form):
     """Seat a seated round again, optionally keeping two players apart or fixing one's table."""
 
-    apart_a = forms.ChoiceField(required=False, label="Keep apart")
-    apart_b = forms.ChoiceField(required=False, label="and")
-    fixed_player = forms.ChoiceField(required=False, label="Put")
-    fixed_table = forms.IntegerField(required=False, min_value=1, label="at table")
+    apart_a = forms.ChoiceField(required=False, label=_("Keep apart"))
+    apart_b = forms.ChoiceField(required=False, label=pgettext_lazy("keep a and b apart", "and"))
+    fixed_player = forms.ChoiceField(required=False, label=_("Put"))
+    fixed_table = forms.IntegerField(required=False, min_value=1, label=_("at table"))
 
     def __init__(self, *args: Any, players: Iterable[Player], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -269,9 +293,9 @@ class ReseatForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if bool(data.get("apart_a")) != bool(data.get("apart_b")):
-            self.add_error("apart_b", "Choose both players to keep apart.")
+            self.add_error("apart_b", gettext("Choose both players to keep apart."))
         if bool(data.get("fixed_player")) != bool(data.get("fixed_table")):
-            self.add_error("fixed_table", "Choose the player and the table.")
+            self.add_error("fixed_table", gettext("Choose the player and the table."))
         return data
 
     def constraints(self) -> dict[str, Any]:
@@ -288,24 +312,26 @@ class ReseatForm(forms.Form):
 class _PasswordTwice(forms.Form):
     """A new password, typed twice."""
 
-    password = forms.CharField(label="Password", widget=forms.PasswordInput, strip=False)
+    password = forms.CharField(label=_("Password"), widget=forms.PasswordInput, strip=False)
     password_again = forms.CharField(
-        label="The same password again", widget=forms.PasswordInput, strip=False
+        label=_("The same password again"), widget=forms.PasswordInput, strip=False
     )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if data.get("password") and data.get("password") != data.get("password_again"):
-            self.add_error("password_again", "The two passwords differ: type the same one twice.")
+            self.add_error(
+                "password_again", gettext("The two passwords differ: type the same one twice.")
+            )
         return data
 
 
 class FirstRunForm(_PasswordTwice):
     """The first-run page: the club and its first organiser's login."""
 
-    club_name = forms.CharField(label="The club's name", max_length=120)
-    username = forms.CharField(label="Your user name", max_length=150)
-    email = forms.EmailField(label="Your e-mail (optional)", required=False)
+    club_name = forms.CharField(label=_("The club's name"), max_length=120)
+    username = forms.CharField(label=_("Your user name"), max_length=150)
+    email = forms.EmailField(label=_("Your e-mail (optional)"), required=False)
 
     field_order = ["club_name", "username", "email", "password", "password_again"]
 
@@ -313,8 +339,8 @@ class FirstRunForm(_PasswordTwice):
 class SignUpForm(_PasswordTwice):
     """A person joining a club through its sign-up link."""
 
-    name = forms.CharField(label="Your name as the club will see it", max_length=80)
-    username = forms.CharField(label="A user name to log in with", max_length=150)
+    name = forms.CharField(label=_("Your name as the club will see it"), max_length=80)
+    username = forms.CharField(label=_("A user name to log in with"), max_length=150)
 
     field_order = ["name", "username", "password", "password_again"]
 
@@ -322,10 +348,10 @@ class SignUpForm(_PasswordTwice):
 class NewLoginPlayerForm(forms.Form):
     """An organiser creates a player with a login; without a password one is generated."""
 
-    name = forms.CharField(label="Name", max_length=80)
-    username = forms.CharField(label="User name", max_length=150)
+    name = forms.CharField(label=_("Name"), max_length=80)
+    username = forms.CharField(label=_("User name"), max_length=150)
     password = forms.CharField(
-        label="Password (empty: one is made up for you to hand out)",
+        label=_("Password (empty: one is made up for you to hand out)"),
         required=False,
         widget=forms.PasswordInput,
         strip=False,
@@ -335,7 +361,7 @@ class NewLoginPlayerForm(forms.Form):
 class AddOrganiserForm(forms.Form):
     """Make one of the club's logins an organiser."""
 
-    user = forms.ChoiceField(label="Make organiser")
+    user = forms.ChoiceField(label=_("Make organiser"))
 
     def __init__(self, *args: Any, players: Iterable[Player], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -346,3 +372,17 @@ class AddOrganiserForm(forms.Form):
             for p in players
             if p.user is not None
         ]
+
+
+class ClubLanguageForm(forms.Form):
+    """The club's default language (docs/i18n.md), or none."""
+
+    language = forms.ChoiceField(
+        required=False,
+        label=_("The club's language"),
+        help_text=_(
+            "For the club's pages and its members when a person has not chosen one and"
+            " their browser asks for none of these."
+        ),
+        choices=[("", _("none: the browser's"))] + list(settings.LANGUAGES),
+    )

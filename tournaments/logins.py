@@ -17,6 +17,7 @@ the login forms here show its message.  The lockout ends with its window.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django import forms
@@ -26,8 +27,9 @@ from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.models import User
 from django.http import HttpRequest
+from django.utils.translation import gettext, ngettext
 
-from tournaments.api.throttling import LoginLockedOut, login_attempt
+from tournaments.api.throttling import LoginBusy, LoginLockedOut, login_attempt
 
 
 class ThrottledModelBackend(ModelBackend):
@@ -62,7 +64,26 @@ class _LockoutMessage:
             # A mixin: the form class it is mixed into has clean(); mypy sees object.
             return super().clean()  # type: ignore[misc, no-any-return]
         except LoginLockedOut as locked:
-            raise forms.ValidationError(locked.message, code="locked_out") from None
+            raise forms.ValidationError(lockout_message(locked), code="locked_out") from None
+
+
+def lockout_message(locked: LoginLockedOut) -> str:
+    """The refusal in the reader's language (the exception's own message is the API's)."""
+    if isinstance(locked, LoginBusy):
+        return gettext(
+            "Another login for this account or from this address is being checked right"
+            " now: try again in a moment."
+        )
+    minutes = math.ceil(locked.retry_after / 60)
+    return ngettext(
+        "Too many failed logins for this account or from this address: logins are"
+        " refused for %(minutes)d more minute, even with the right password. Wait, then"
+        " try again.",
+        "Too many failed logins for this account or from this address: logins are"
+        " refused for %(minutes)d more minutes, even with the right password. Wait, then"
+        " try again.",
+        minutes,
+    ) % {"minutes": minutes}
 
 
 class ThrottledAuthenticationForm(_LockoutMessage, AuthenticationForm):

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db import models
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 
 class Game(models.Model):
@@ -62,6 +63,8 @@ class Game(models.Model):
     number_in_series = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
+        verbose_name = gettext_lazy("game")
+        verbose_name_plural = gettext_lazy("games")
         ordering = ["id"]
         indexes = [models.Index(fields=["status", "kind"], name="game_status_kind")]
 
@@ -132,13 +135,43 @@ class Club(models.Model):
     #: The secret of the club's sign-up link (``/join/<token>``); ``""``: the link is off.
     #: A database default too: hand-written inserts (tests/store/test_app_role.py) omit it.
     signup_token = models.CharField(max_length=64, blank=True, default="", db_default="")
+    #: The language of the club's pages, and of its members', when nobody chose one and the
+    #: browser asks for none we have (docs/i18n.md); ``""``: none, ``LANGUAGE_CODE`` then.
+    language = models.CharField(
+        gettext_lazy("language"),
+        max_length=8,
+        blank=True,
+        default="",
+        db_default="",
+        choices=settings.LANGUAGES,
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = gettext_lazy("club")
+        verbose_name_plural = gettext_lazy("clubs")
         ordering = ["name"]
 
     def __str__(self) -> str:
         return self.name
+
+
+class AccountLanguage(models.Model):
+    """The language a login last chose with the switcher, so that it follows them to
+    another browser or device (docs/i18n.md); the ``django_language`` cookie is the
+    choice on this one."""
+
+    user = models.OneToOneField(
+        "auth.User", on_delete=models.CASCADE, primary_key=True, related_name="language"
+    )
+    language = models.CharField(gettext_lazy("language"), max_length=8, choices=settings.LANGUAGES)
+
+    def __str__(self) -> str:
+        return f"{self.language} for user {self.user_id}"
+
+
+#: The bot levels (engine.bots) in words; a level without words here is named as it is.
+BOT_LEVEL_WORDS = {"random": gettext_lazy("random bot"), "heuristic": gettext_lazy("heuristic bot")}
 
 
 class Player(models.Model):
@@ -158,6 +191,8 @@ class Player(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = gettext_lazy("player")
+        verbose_name_plural = gettext_lazy("players")
         ordering = ["name"]
         constraints = [
             models.UniqueConstraint(fields=["club", "name"], name="player_name_unique_in_club")
@@ -169,6 +204,14 @@ class Player(models.Model):
     @property
     def is_bot(self) -> bool:
         return bool(self.bot_level)
+
+    @property
+    def bot_words(self) -> str:
+        """What the player is, in the reader's language (``""`` for a person)."""
+        if not self.bot_level:
+            return ""
+        known = BOT_LEVEL_WORDS.get(self.bot_level)
+        return str(known) if known else gettext("%(level)s bot") % {"level": self.bot_level}
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         # The last guard of issue 17's attack (an organiser relinking a seated
@@ -208,8 +251,8 @@ class Tournament(models.Model):
         FINISHED = "finished", pgettext_lazy("tournament status", "finished")
 
     class SeatingMode(models.TextChoices):
-        MIXING = "mixing", "mixing"
-        SWISS = "swiss", "swiss"
+        MIXING = "mixing", gettext_lazy("mixing")
+        SWISS = "swiss", gettext_lazy("swiss")
 
     club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="tournaments")
     name = models.CharField(max_length=120)
@@ -241,6 +284,8 @@ class Tournament(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = gettext_lazy("tournament")
+        verbose_name_plural = gettext_lazy("tournaments")
         ordering = ["-created_at", "id"]
 
     def __str__(self) -> str:
@@ -261,6 +306,8 @@ class Registration(models.Model):
     registered_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = gettext_lazy("registration")
+        verbose_name_plural = gettext_lazy("registrations")
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(
@@ -281,6 +328,8 @@ class CheckIn(models.Model):
     at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = gettext_lazy("check-in")
+        verbose_name_plural = gettext_lazy("check-ins")
         constraints = [
             models.UniqueConstraint(
                 fields=["tournament", "player", "round_number"], name="checkin_once_per_round"
@@ -368,6 +417,8 @@ class Round(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = gettext_lazy("round")
+        verbose_name_plural = gettext_lazy("rounds")
         ordering = ["tournament", "number"]
         constraints = [
             models.UniqueConstraint(fields=["tournament", "number"], name="round_number_unique")
@@ -397,6 +448,8 @@ class Table(models.Model):
     next_commitment = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
+        verbose_name = gettext_lazy("table")
+        verbose_name_plural = gettext_lazy("tables")
         ordering = ["round", "number"]
         constraints = [
             models.UniqueConstraint(fields=["round", "number"], name="table_number_unique")
@@ -418,6 +471,8 @@ class TableSeat(models.Model):
     timeouts_in_a_row = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
+        verbose_name = gettext_lazy("seat")
+        verbose_name_plural = gettext_lazy("seats")
         ordering = ["table", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["table", "seat"], name="table_seat_unique"),
@@ -473,6 +528,8 @@ class LoginLinkChange(models.Model):
     at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = gettext_lazy("change of a player's login")
+        verbose_name_plural = gettext_lazy("changes of players' logins")
         ordering = ["-at", "-id"]
 
     def __str__(self) -> str:

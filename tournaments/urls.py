@@ -32,6 +32,8 @@ urlpatterns = [
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="home"), name="logout"),
     path("accounts/password/", clubs.PasswordChange.as_view(), name="password-change"),
+    # The language switcher (docs/i18n.md): Django's set_language, and kept on the login.
+    path("i18n/setlang/", clubs.switch_language, name="set_language"),
     path("welcome", clubs.first_run, name="first-run"),
     path("join/<str:token>", clubs.sign_up, name="sign-up"),
     path("clubs/<slug:slug>/people", clubs.club_people, name="club-people"),
@@ -44,6 +46,7 @@ urlpatterns = [
         clubs.club_remove_organiser,
         name="club-remove-organiser",
     ),
+    path("clubs/<slug:slug>/language", clubs.club_language, name="club-language"),
     path(
         "clubs/<slug:slug>/sign-up-link/<slug:action>",
         clubs.club_signup_link,

@@ -318,7 +318,8 @@ def login(tab: Any, username: str, password: str) -> None:
     tab.goto("/accounts/login/")
     tab.fill("#id_username", username)
     tab.fill("#id_password", password)
-    tab.click("main button[type=submit]")
+    # The form's own button: the header's language switcher is a form with a button too.
+    tab.click("#login-form button[type=submit]")
     tab.wait_for_selector(f"text=({username})")
 
 

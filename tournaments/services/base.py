@@ -6,6 +6,8 @@ concurrent organisers and game workers serialise instead of deadlocking.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
+
 from tournaments.models import Player, Registration, Round, Tournament
 
 PlayerRef = Player | int
@@ -27,7 +29,11 @@ def _positive(value: int | None, name: str, *, allow_none: bool = False, least: 
     if value is None and allow_none:
         return
     if not isinstance(value, int) or isinstance(value, bool) or value < least:
-        raise ServiceError(f"{name} is a whole number of at least {least}, not {value!r}", name)
+        raise ServiceError(
+            gettext("%(name)s is a whole number of at least %(least)s, not %(value)r")
+            % {"name": name, "least": least, "value": value},
+            name,
+        )
 
 
 def _lock(tournament: Tournament) -> Tournament:
@@ -55,10 +61,16 @@ def _player(tournament: Tournament, player: PlayerRef) -> Player:
     else:
         found_or_none = Player.objects.filter(pk=player).first()
         if found_or_none is None:
-            raise ServiceError(f"there is no player {player!r}", "player")
+            raise ServiceError(
+                gettext("there is no player %(player)r") % {"player": player}, "player"
+            )
         found = found_or_none
     if found.club_id != tournament.club_id:
-        raise ServiceError(f"{found.name} is not a player of {tournament.club}", "player")
+        raise ServiceError(
+            gettext("%(found)s is not a player of %(club)s")
+            % {"found": found.name, "club": tournament.club},
+            "player",
+        )
     return found
 
 
@@ -66,7 +78,8 @@ def _registration(tournament: Tournament, player: Player) -> Registration:
     found = Registration.objects.filter(tournament=tournament, player=player).first()
     if found is None:
         raise ServiceError(
-            f"{player.name} is not registered in {tournament.name}: register them first",
+            gettext("%(player)s is not registered in %(tournament)s: register them first")
+            % {"player": player.name, "tournament": tournament.name},
             "player",
         )
     return found

@@ -5,17 +5,19 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.text import slugify
+from django.utils.translation import gettext
 
 from engine.bots import bot_levels
 from engine.registry import all_games
 from tournaments import sql
-from tournaments.models import Club, LoginLinkChange, Player
+from tournaments.models import AccountLanguage, Club, LoginLinkChange, Player
 from tournaments.services.base import ServiceError
 
 
@@ -23,14 +25,19 @@ def create_club(name: str, *, slug: str | None = None, organisers: Iterable[User
     """A new club; ``slug`` defaults to the name slugified."""
     name = (name or "").strip()
     if not name:
-        raise ServiceError("a club needs a name", "name")
+        raise ServiceError(gettext("a club needs a name"), "name")
     slug = slugify(slug if slug is not None else name)[:60]
     if not slug:
-        raise ServiceError(f"cannot make a slug of {name!r}: give one with letters", "slug")
+        raise ServiceError(
+            gettext("cannot make a slug of %(name)r: give one with letters") % {"name": name},
+            "slug",
+        )
     with transaction.atomic():
         sql.lock_club_creation()  # after a first run deciding the install was empty
         if Club.objects.filter(slug=slug).exists():
-            raise ServiceError(f"a club with the slug {slug!r} exists already", "slug")
+            raise ServiceError(
+                gettext("a club with the slug %(slug)r exists already") % {"slug": slug}, "slug"
+            )
         club = Club.objects.create(name=name, slug=slug)
         club.organisers.add(*organisers)
     return club
@@ -55,19 +62,28 @@ def add_player(
     """
     name = (name or "").strip()
     if not name:
-        raise ServiceError("a player needs a name", "name")
+        raise ServiceError(gettext("a player needs a name"), "name")
     if bot_level and bot_level not in known_bot_levels():
         raise ServiceError(
-            f"there is no bot level {bot_level!r}; known: {', '.join(sorted(known_bot_levels()))}",
+            gettext("there is no bot level %(bot_level)r; known: %(value)s")
+            % {"bot_level": bot_level, "value": ", ".join(sorted(known_bot_levels()))},
             "bot",
         )
     if bot_level and user is not None:
-        raise ServiceError("a bot cannot be linked to a login", "user")
+        raise ServiceError(gettext("a bot cannot be linked to a login"), "user")
     with transaction.atomic():
         if Player.objects.filter(club=club, name=name).exists():
-            raise ServiceError(f"{club} already has a player called {name!r}", "name")
+            raise ServiceError(
+                gettext("%(club)s already has a player called %(name)r")
+                % {"club": club, "name": name},
+                "name",
+            )
         if user is not None and Player.objects.filter(club=club, user=user).exists():
-            raise ServiceError(f"the login {user.get_username()!r} already plays in {club}", "user")
+            raise ServiceError(
+                gettext("the login %(user)r already plays in %(club)s")
+                % {"user": user.get_username(), "club": club},
+                "user",
+            )
         player = Player.objects.create(club=club, name=name, user=user, bot_level=bot_level)
         if user is not None:
             _log_login_change(player, None, user, by)
@@ -88,7 +104,7 @@ def link_login(player: Player, user: User | None, *, by: User | None = None) -> 
         if (old_user.pk if old_user else None) == (user.pk if user else None):
             return locked
         if user is not None and locked.is_bot:
-            raise ServiceError("a bot cannot be linked to a login", "user")
+            raise ServiceError(gettext("a bot cannot be linked to a login"), "user")
         if (
             user is not None
             and Player.objects.filter(club_id=locked.club_id, user=user)
@@ -96,13 +112,18 @@ def link_login(player: Player, user: User | None, *, by: User | None = None) -> 
             .exists()
         ):
             raise ServiceError(
-                f"the login {user.get_username()!r} already plays in {locked.club}", "user"
+                gettext("the login %(user)r already plays in %(club)s")
+                % {"user": user.get_username(), "club": locked.club},
+                "user",
             )
         table = locked.table_in_play()
         if table is not None:
             raise ServiceError(
-                f"{locked.name} holds a seat at {table}: their login can change once that"
-                " table has finished",
+                gettext(
+                    "%(locked)s holds a seat at %(table)s: their login can change "
+                    "once that table has finished"
+                )
+                % {"locked": locked.name, "table": table},
                 "user",
             )
         locked.user = user
@@ -139,11 +160,14 @@ def set_play_forced_moves(user: User, on: bool) -> bool:
     move; a seat with one legal action).  Takes effect from the next move.
     """
     if not isinstance(on, bool):
-        raise ServiceError(f"play_forced_moves is true or false, not {on!r}", "play_forced_moves")
+        raise ServiceError(
+            gettext("play_forced_moves is true or false, not %(on)r") % {"on": on},
+            "play_forced_moves",
+        )
     with transaction.atomic():
         if not Player.objects.filter(user=user).exists():
             raise ServiceError(
-                "your login plays for no club yet: there are no moves to play for you",
+                gettext("your login plays for no club yet: there are no moves to play for you"),
                 "play_forced_moves",
             )
         Player.objects.filter(user=user).update(play_forced_moves=on)
@@ -176,18 +200,22 @@ def _new_login(username: str, password: str, email: str = "") -> User:
     """A new login (in the caller's transaction); the password must pass the validators."""
     username = (username or "").strip()
     if not username:
-        raise ServiceError("a login needs a user name", "username")
+        raise ServiceError(gettext("a login needs a user name"), "username")
     try:
         UnicodeUsernameValidator()(username)
     except ValidationError:
         raise ServiceError(
-            f"{username!r} cannot be a user name: use letters, digits and @ . + - _ only",
+            gettext("%(username)r cannot be a user name: use letters, digits and @ . + - _ only")
+            % {"username": username},
             "username",
         ) from None
     if len(username) > 150:
-        raise ServiceError("a user name has at most 150 characters", "username")
+        raise ServiceError(gettext("a user name has at most 150 characters"), "username")
     if User.objects.filter(username__iexact=username).exists():
-        raise ServiceError(f"the user name {username!r} is taken: choose another", "username")
+        raise ServiceError(
+            gettext("the user name %(username)r is taken: choose another") % {"username": username},
+            "username",
+        )
     _check_password(password, User(username=username, email=email))
     return User.objects.create_user(username, email=email, password=password)
 
@@ -219,10 +247,14 @@ def first_run(name: str, username: str, password: str, *, email: str = "") -> tu
         sql.lock_club_creation()
         if not needs_first_run():
             raise ServiceError(
-                "this install is set up already: log in, or ask an organiser for a login"
+                gettext("this install is set up already: log in, or ask an organiser for a login")
             )
         if User.objects.filter(username__iexact=(username or "").strip()).exists():
-            raise ServiceError(f"the user name {username!r} is taken: choose another", "username")
+            raise ServiceError(
+                gettext("the user name %(username)r is taken: choose another")
+                % {"username": username},
+                "username",
+            )
         return create_club_with_organiser(name, username, password, email=email)
 
 
@@ -261,6 +293,33 @@ def close_signup_link(club: Club) -> None:
     club.signup_token = ""
 
 
+def _language(code: str, *, blank: bool) -> str:
+    codes = dict(settings.LANGUAGES)
+    if code in codes or (blank and code == ""):
+        return code
+    raise ServiceError(
+        gettext("there is no language %(code)r: choose one of %(codes)s")
+        % {"code": code, "codes": ", ".join(codes)},
+        "language",
+    )
+
+
+def set_club_language(club: Club, language: str) -> None:
+    """The language of the club's pages and members when nobody chose one and the browser
+    asks for none we have (docs/i18n.md); ``""``: no default of the club's."""
+    language = _language(language, blank=True)
+    with transaction.atomic():
+        Club.objects.filter(pk=club.pk).update(language=language)
+    club.language = language
+
+
+def remember_language(user: User, language: str) -> None:
+    """Keep the language a login chose with the switcher, for their other devices."""
+    language = _language(language, blank=False)
+    with transaction.atomic():
+        AccountLanguage.objects.update_or_create(user=user, defaults={"language": language})
+
+
 def club_of_signup_link(token: str) -> Club | None:
     """The club whose sign-up link has the secret ``token``; ``None`` if the link is off."""
     if not token:
@@ -276,11 +335,16 @@ def sign_up(token: str, name: str, username: str, password: str) -> Player:
         )
         if club is None:
             raise ServiceError(
-                "this sign-up link is off or has been renewed: ask the organiser for the new one"
+                gettext(
+                    "this sign-up link is off or has been renewed: ask the "
+                    "organiser for the new one"
+                )
             )
         if (name or "").strip() and Player.objects.filter(club=club, name=name.strip()).exists():
             raise ServiceError(
-                f"{club} already has a player called {name.strip()!r}: add your surname", "name"
+                gettext("%(club)s already has a player called %(strip)r: add your surname")
+                % {"club": club, "strip": name.strip()},
+                "name",
             )
         user = _new_login(username, password)
         return add_player(club, name, user=user, by=user)
@@ -291,8 +355,11 @@ def add_organiser(club: Club, user: User, *, by: User | None = None) -> User:
     with transaction.atomic():
         if not Player.objects.filter(club=club, user=user).exists():
             raise ServiceError(
-                f"the login {user.get_username()!r} plays for no one in {club}:"
-                " add them as a player of the club first",
+                gettext(
+                    "the login %(user)r plays for no one in %(club)s: add them as "
+                    "a player of the club first"
+                )
+                % {"user": user.get_username(), "club": club},
                 "user",
             )
         club.organisers.add(user)
@@ -305,10 +372,15 @@ def remove_organiser(club: Club, user: User, *, by: User | None = None) -> User:
         locked = Club.objects.select_for_update().get(pk=club.pk)
         organisers = set(locked.organisers.values_list("pk", flat=True))
         if user.pk not in organisers:
-            raise ServiceError(f"{user.get_username()} does not organise {club}", "user")
+            raise ServiceError(
+                gettext("%(user)s does not organise %(club)s")
+                % {"user": user.get_username(), "club": club},
+                "user",
+            )
         if organisers == {user.pk}:
             raise ServiceError(
-                f"{user.get_username()} is the only organiser of {club}: add another first",
+                gettext("%(user)s is the only organiser of %(club)s: add another first")
+                % {"user": user.get_username(), "club": club},
                 "user",
             )
         locked.organisers.remove(user)

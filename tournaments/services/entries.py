@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from engine.bots import bot_levels
 from tournaments.models import Absence, CheckIn, Registration, Round, Tournament
@@ -36,26 +37,45 @@ def register(
         tournament = _lock(tournament)
         who = _player(tournament, player)
         if tournament.status == Tournament.Status.FINISHED:
-            raise ServiceError(f"{tournament.name} is finished: nobody can enter it now")
+            raise ServiceError(
+                gettext("%(tournament)s is finished: nobody can enter it now")
+                % {"tournament": tournament.name}
+            )
         if who.is_bot and who.bot_level not in bot_levels(tournament.game):
             raise ServiceError(
-                f"{who.name} is a {who.bot_level!r} bot, which does not play"
-                f" {tournament.game}; levels: {', '.join(bot_levels(tournament.game))}",
+                gettext(
+                    "%(who)s is a %(bot_level)r bot, which does not play %(game)s; "
+                    "levels: %(value)s"
+                )
+                % {
+                    "who": who.name,
+                    "bot_level": who.bot_level,
+                    "game": tournament.game,
+                    "value": ", ".join(bot_levels(tournament.game)),
+                },
                 "player",
             )
         if Registration.objects.filter(tournament=tournament, player=who).exists():
-            raise ServiceError(f"{who.name} is already registered in {tournament.name}", "player")
+            raise ServiceError(
+                gettext("%(who)s is already registered in %(tournament)s")
+                % {"who": who.name, "tournament": tournament.name},
+                "player",
+            )
         first_open = next_round_number(tournament)
         if first_open > tournament.rounds:
             raise ServiceError(
-                f"{tournament.name} has no rounds left to enter (all {tournament.rounds} begun)"
+                gettext("%(tournament)s has no rounds left to enter (all %(rounds)s begun)")
+                % {"tournament": tournament.name, "rounds": tournament.rounds}
             )
         start = first_open if from_round is None else from_round
         _positive(start, "from_round")
         if not first_open <= start <= tournament.rounds:
             raise ServiceError(
-                f"from_round must be between {first_open} (the next round) and"
-                f" {tournament.rounds}, not {start}",
+                gettext(
+                    "from_round must be between %(first_open)s (the next round) "
+                    "and %(rounds)s, not %(start)s"
+                )
+                % {"first_open": first_open, "rounds": tournament.rounds, "start": start},
                 "from_round",
             )
         return Registration.objects.create(tournament=tournament, player=who, from_round=start)
@@ -77,18 +97,29 @@ def check_in(tournament: Tournament, player: PlayerRef, round_number: int | None
         number = first_open if round_number is None else round_number
         _positive(number, "round_number")
         if tournament.status == Tournament.Status.FINISHED or first_open > tournament.rounds:
-            raise ServiceError(f"{tournament.name} has no rounds left to check in for")
+            raise ServiceError(
+                gettext("%(tournament)s has no rounds left to check in for")
+                % {"tournament": tournament.name}
+            )
         if not first_open <= number <= tournament.rounds:
             raise ServiceError(
-                f"round {number} cannot take check-ins: the next round is {first_open}"
-                f" (of {tournament.rounds})",
+                gettext(
+                    "round %(number)s cannot take check-ins: the next round is "
+                    "%(first_open)s (of %(rounds)s)"
+                )
+                % {"number": number, "first_open": first_open, "rounds": tournament.rounds},
                 "round",
             )
         if registration.dropped_after is not None:
-            raise ServiceError(f"{who.name} dropped out of {tournament.name}", "player")
+            raise ServiceError(
+                gettext("%(who)s dropped out of %(tournament)s")
+                % {"who": who.name, "tournament": tournament.name},
+                "player",
+            )
         if registration.from_round > number:
             raise ServiceError(
-                f"{who.name} entered from round {registration.from_round}, not round {number}",
+                gettext("%(who)s entered from round %(from_round)s, not round %(number)s")
+                % {"who": who.name, "from_round": registration.from_round, "number": number},
                 "round",
             )
         found, _ = CheckIn.objects.get_or_create(
@@ -113,16 +144,21 @@ def drop(tournament: Tournament, player: PlayerRef) -> Registration:
         registration = _registration(tournament, who)
         if registration.dropped_after is not None:
             raise ServiceError(
-                f"{who.name} already dropped out after round {registration.dropped_after}",
+                gettext("%(who)s already dropped out after round %(dropped_after)s")
+                % {"who": who.name, "dropped_after": registration.dropped_after},
                 "player",
             )
         if tournament.status == Tournament.Status.FINISHED:
-            raise ServiceError(f"{tournament.name} is finished: nobody can drop out now")
+            raise ServiceError(
+                gettext("%(tournament)s is finished: nobody can drop out now")
+                % {"tournament": tournament.name}
+            )
         rounds = _rounds(tournament)
         playing = [r for r in rounds if r.status == Round.Status.PLAYING]
         if playing:
             raise ServiceError(
-                f"round {playing[0].number} is being played: drop {who.name} after it finishes",
+                gettext("round %(value)s is being played: drop %(who)s after it finishes")
+                % {"value": playing[0].number, "who": who.name},
                 "player",
             )
         finished = [r.number for r in rounds if r.status == Round.Status.FINISHED]
@@ -172,9 +208,16 @@ def mark_absent(tournament: Tournament, player: PlayerRef, *, by: Any = None) ->
         registration = _registration(tournament, who)
         number = next_round_number(tournament)
         if tournament.status == Tournament.Status.FINISHED or number > tournament.rounds:
-            raise ServiceError(f"{tournament.name} has no rounds left to be absent from")
+            raise ServiceError(
+                gettext("%(tournament)s has no rounds left to be absent from")
+                % {"tournament": tournament.name}
+            )
         if registration.dropped_after is not None:
-            raise ServiceError(f"{who.name} dropped out of {tournament.name}", "player")
+            raise ServiceError(
+                gettext("%(who)s dropped out of %(tournament)s")
+                % {"who": who.name, "tournament": tournament.name},
+                "player",
+            )
         user = by if getattr(by, "is_authenticated", False) else None
         absence, _ = Absence.objects.get_or_create(
             tournament=tournament, player=who, round_number=number, defaults={"by": user}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from tournaments.models import Forfeit, Round, TableSeat, Tournament
 from tournaments.services.base import PlayerRef, ServiceError, _lock, _player
@@ -25,18 +26,27 @@ def _decide(
         round_ = Round.objects.filter(tournament=tournament, number=round_number).first()
         if round_ is None or round_.status not in (Round.Status.PLAYING, Round.Status.FINISHED):
             raise ServiceError(
-                f"round {round_number} of {tournament.name} has not begun:"
-                f" only a series that was played can be forfeited",
+                gettext(
+                    "round %(round_number)s of %(tournament)s has not begun: only "
+                    "a series that was played can be forfeited"
+                )
+                % {"round_number": round_number, "tournament": tournament.name},
                 "round_number",
             )
         if not TableSeat.objects.filter(table__round=round_, player=who).exists():
             raise ServiceError(
-                f"{who.name} had no seat at a table in round {round_number}", "player"
+                gettext("%(who)s had no seat at a table in round %(round_number)s")
+                % {"who": who.name, "round_number": round_number},
+                "player",
             )
         now = str(who.pk) in forfeits_in_force(tournament).get(round_number, set())
         if now == forfeit:
-            state = "already forfeited" if forfeit else "not forfeited"
-            raise ServiceError(f"{who.name}'s series in round {round_number} is {state}", "player")
+            state = gettext("already forfeited") if forfeit else gettext("not forfeited")
+            raise ServiceError(
+                gettext("%(who)s's series in round %(round_number)s is %(state)s")
+                % {"who": who.name, "round_number": round_number, "state": state},
+                "player",
+            )
         user = by if getattr(by, "is_authenticated", False) else None
         return Forfeit.objects.create(
             tournament=tournament,

@@ -24,6 +24,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
 from engine.fairness import commitment
 from events import store
@@ -120,13 +121,19 @@ def _constraints(
     for player, number in (fixed or {}).items():
         who = _player(tournament, player)
         if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-            raise ServiceError(f"{who.name} is fixed to table {number!r}: tables count from 1")
+            raise ServiceError(
+                gettext("%(who)s is fixed to table %(number)r: tables count from 1")
+                % {"who": who.name, "number": number}
+            )
         pinned[str(who.pk)] = number - 1
     pairs: list[tuple[str, str]] = []
     for a, b in apart:
         first, second = _player(tournament, a), _player(tournament, b)
         if first.pk == second.pk:
-            raise ServiceError(f"{first.name} cannot be kept apart from themselves", "apart")
+            raise ServiceError(
+                gettext("%(first)s cannot be kept apart from themselves") % {"first": first.name},
+                "apart",
+            )
         pairs.append((str(first.pk), str(second.pk)))
     return Constraints(fixed=pinned, apart=tuple(pairs))
 
@@ -150,8 +157,16 @@ def _seat(
     ids = [str(p.pk) for p in players]
     if len(ids) < tournament.table_min:
         raise ServiceError(
-            f"round {round_.number} cannot start: {len(ids)} player(s) checked in, a table"
-            f" needs at least {tournament.table_min} (check players in, or use auto check-in)"
+            # The English says "player(s)" in both forms, as it always has; each
+            # catalog's language has its own plural forms.
+            ngettext(
+                "round %(number)s cannot start: %(count)s player(s) checked in, a table"
+                " needs at least %(table_min)s (check players in, or use auto check-in)",
+                "round %(number)s cannot start: %(count)s player(s) checked in, a table"
+                " needs at least %(table_min)s (check players in, or use auto check-in)",
+                len(ids),
+            )
+            % {"number": round_.number, "count": len(ids), "table_min": tournament.table_min}
         )
     try:
         seating = seat_round(
@@ -169,7 +184,8 @@ def _seat(
         # The organiser's words: the player's name, not their id.
         names = {str(p.pk): p.name for p in players}
         raise ServiceError(
-            f"round {round_.number} cannot be seated: {error.named(names)}"
+            gettext("round %(number)s cannot be seated: %(value)s")
+            % {"number": round_.number, "value": error.named(names)}
         ) from error
     _store_seating(round_, seating)
 
@@ -220,22 +236,33 @@ def start_round(
         number = len(rounds) + 1
         if tournament.status == Tournament.Status.FINISHED or number > tournament.rounds:
             raise ServiceError(
-                f"{tournament.name} has had all its {tournament.rounds} rounds", "tournament"
+                gettext("%(tournament)s has had all its %(rounds)s rounds")
+                % {"tournament": tournament.name, "rounds": tournament.rounds},
+                "tournament",
             )
         if rounds:
             last = rounds[-1]
             if last.status == Round.Status.SEATED:
                 raise ServiceError(
-                    f"round {last.number} is seated and has not begun: begin it (swap players"
-                    " first to change its seating; the tournament's desk page can also seat"
-                    " it again)",
+                    gettext(
+                        "round %(last_number)s is seated and has not begun: begin it "
+                        "(swap players first to change its seating; the tournament's "
+                        "desk page can also seat it again)"
+                    )
+                    % {"last_number": last.number},
                     "tournament",
                 )
             if last.status == Round.Status.PLAYING:
                 busy = Table.objects.filter(round=last).exclude(status=Table.Status.FINISHED)
                 raise ServiceError(
-                    f"round {number} cannot start: round {last.number} still has"
-                    f" {busy.count()} table(s) playing",
+                    ngettext(
+                        "round %(number)s cannot start: round %(last_number)s still"
+                        " has %(count)s table(s) playing",
+                        "round %(number)s cannot start: round %(last_number)s still"
+                        " has %(count)s table(s) playing",
+                        busy.count(),
+                    )
+                    % {"number": number, "last_number": last.number, "count": busy.count()},
                     "tournament",
                 )
         constraints = _constraints(tournament, fixed, apart)
@@ -272,7 +299,9 @@ def _seated_round(round_: Round) -> tuple[Tournament, Round]:
     fresh = Round.objects.select_for_update().get(pk=round_.pk)
     if fresh.status != Round.Status.SEATED:
         raise ServiceError(
-            f"round {fresh.number} has begun ({fresh.status}): its seating cannot change", "round"
+            gettext("round %(fresh_number)s has begun (%(status)s): its seating cannot change")
+            % {"fresh_number": fresh.number, "status": fresh.status},
+            "round",
         )
     return tournament, fresh
 
@@ -295,21 +324,30 @@ def swap_players(round_: Round, a: PlayerRef, b: PlayerRef) -> Round:
         first, second = _player(tournament, a), _player(tournament, b)
         seating = seating_of(round_)
         if first.pk == second.pk:
-            raise ServiceError("a swap needs two different players", "player")
+            raise ServiceError(gettext("a swap needs two different players"), "player")
         for who in (first, second):
             if not _in_round(round_, who):
                 raise ServiceError(
-                    f"{who.name} is not in round {round_.number}: swap two players of the"
-                    " round (seated or with a bye); a late player is seated from the"
-                    " tournament's desk page",
+                    gettext(
+                        "%(who)s is not in round %(number)s: swap two players of the "
+                        "round (seated or with a bye); a late player is seated from "
+                        "the tournament's desk page"
+                    )
+                    % {"who": who.name, "number": round_.number},
                     "player",
                 )
         if first.pk in round_.byes and second.pk in round_.byes:
-            raise ServiceError(f"{first.name} and {second.name} both have byes", "player")
+            raise ServiceError(
+                gettext("%(first)s and %(second)s both have byes")
+                % {"first": first.name, "second": second.name},
+                "player",
+            )
         try:
             swapped = Constraints().swap(seating, str(first.pk), str(second.pk))
         except SeatingError as error:  # pragma: no cover - every refusal is checked above
-            raise ServiceError(f"cannot swap: {error}", "player") from error
+            raise ServiceError(
+                gettext("cannot swap: %(error)s") % {"error": error}, "player"
+            ) from error
         _store_seating(round_, swapped)
         return round_
 
@@ -346,8 +384,10 @@ def begin_round(round_: Round) -> Round:
         tables = list(Table.objects.filter(round=round_).order_by("number"))
         if not tables:
             raise ServiceError(
-                f"round {round_.number} has no tables: seat it again from the tournament's"
-                " desk page",
+                gettext(
+                    "round %(number)s has no tables: seat it again from the tournament's desk page"
+                )
+                % {"number": round_.number},
                 "round",
             )
         if tournament.duplicate_deals:
@@ -437,13 +477,19 @@ def seat_late(
             who = _player(tournament, player)
             if who.pk not in {p.pk for p in late}:
                 raise ServiceError(
-                    f"{who.name} is not waiting for a seat in round {round_.number}:"
-                    " check them in first (a player already seated is moved with a swap)",
+                    gettext(
+                        "%(who)s is not waiting for a seat in round %(number)s: check "
+                        "them in first (a player already seated is moved with a swap)"
+                    )
+                    % {"who": who.name, "number": round_.number},
                     "player",
                 )
             late = [who]
         if not late:
-            raise ServiceError(f"nobody checked in for round {round_.number} is waiting for a seat")
+            raise ServiceError(
+                gettext("nobody checked in for round %(number)s is waiting for a seat")
+                % {"number": round_.number}
+            )
         seating = seating_of(round_)
         tables = [list(t) for t in seating.tables]
         dealers = list(seating.dealers)

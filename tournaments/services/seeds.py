@@ -25,6 +25,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q
+from django.utils.translation import gettext
 
 from engine.contract import IllegalAction
 from engine.fairness import FairnessError, check_client_seed, commitment
@@ -182,10 +183,14 @@ def check_seating_may_change(round_: Round) -> None:
         f" and {len(late) - 3} more" if len(late) > 3 else ""
     )
     raise ServiceError(
-        f"round {round_.number}'s seating is fixed: {names} set a client seed after it was"
-        " seated, and a new seating now would let the server choose among decks it can"
-        " already work out (docs/fairness.md). Begin the round as it is seated; a late"
-        " player waits for the next round.",
+        gettext(
+            "round %(number)s's seating is fixed: %(names)s set a client "
+            "seed after it was seated, and a new seating now would let the "
+            "server choose among decks it can already work out "
+            "(docs/fairness.md). Begin the round as it is seated; a late "
+            "player waits for the next round."
+        )
+        % {"number": round_.number, "names": names},
         "round",
     )
 
@@ -210,15 +215,20 @@ def commit_standalone_deal(
     try:
         engine = get_game(kind)
     except KeyError:
-        raise ServiceError(f"there is no game {kind!r}", "kind") from None
+        raise ServiceError(gettext("there is no game %(kind)r") % {"kind": kind}, "kind") from None
     if not engine.min_seats <= len(players) <= engine.max_seats:
         raise ServiceError(
-            f"{engine.name} is played by {engine.min_seats} to {engine.max_seats} players,"
-            f" not {len(players)}",
+            gettext("%(engine)s is played by %(min_seats)s to %(max_seats)s players, not %(value)s")
+            % {
+                "engine": engine.name,
+                "min_seats": engine.min_seats,
+                "max_seats": engine.max_seats,
+                "value": len(players),
+            },
             "players",
         )
     if len({p.pk for p in players}) != len(players):
-        raise ServiceError("a player may take only one seat", "players")
+        raise ServiceError(gettext("a player may take only one seat"), "players")
     seed = randomness.source.new_seed()
     with transaction.atomic():
         pending = StandaloneDeal.objects.create(
@@ -253,10 +263,17 @@ def deal_standalone(pending: StandaloneDeal, *, cause_kind: str = "organiser") -
     with transaction.atomic():
         pending = StandaloneDeal.objects.select_for_update().get(pk=pending.pk)
         if pending.game_id is not None:
-            raise ServiceError(f"standalone game {pending.pk} is dealt already", "deal")
+            raise ServiceError(
+                gettext("standalone game %(pending)s is dealt already") % {"pending": pending.pk},
+                "deal",
+            )
         events = store.read_stream(f"{STANDALONE_STREAM_PREFIX}{pending.pk}", limit=1)
         if not events:  # pragma: no cover - made with its seed in one transaction
-            raise ServiceError(f"standalone game {pending.pk} has no committed seed", "deal")
+            raise ServiceError(
+                gettext("standalone game %(pending)s has no committed seed")
+                % {"pending": pending.pk},
+                "deal",
+            )
         ids = [int(s["player"]) for s in pending.seats]
         found = {p.pk: p for p in Player.objects.filter(pk__in=ids)}
         try:
@@ -273,7 +290,9 @@ def deal_standalone(pending: StandaloneDeal, *, cause_kind: str = "organiser") -
                 nonce=1,
             )
         except IllegalAction as error:
-            raise ServiceError(f"the game cannot be dealt: {error.reason}") from error
+            raise ServiceError(
+                gettext("the game cannot be dealt: %(reason)s") % {"reason": error.reason}
+            ) from error
         pending.game = game
         pending.save(update_fields=["game"])
     return game

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from engine import series as series_rules
 from engine.contract import IllegalAction
@@ -58,7 +59,10 @@ def _deal_table_game(
     if tournament.duplicate_deals:
         seed = round_seed(round_)
         if seed is None:
-            raise ServiceError(f"round {round_.number} has no duplicate-deal seed", "round")
+            raise ServiceError(
+                gettext("round %(number)s has no duplicate-deal seed") % {"number": round_.number},
+                "round",
+            )
         engine = get_game(tournament.game)
         deal_seed = duplicate_seed(seed, len(seats), number - 1)
         frozen = round_contributions(round_)
@@ -96,7 +100,10 @@ def _deal_table_game(
             nonce=number,
         )
     except IllegalAction as error:
-        raise ServiceError(f"table {table.number} cannot be dealt: {error.reason}") from error
+        raise ServiceError(
+            gettext("table %(table_number)s cannot be dealt: %(reason)s")
+            % {"table_number": table.number, "reason": error.reason}
+        ) from error
 
 
 def _table_games(table_id: int) -> list[Game]:

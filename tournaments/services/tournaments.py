@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext, gettext_lazy
 
 from engine.registry import all_games, get_game
 from engine.series import SeriesFormat
@@ -15,9 +16,9 @@ from tournaments.services.base import ServiceError, _lock, _positive
 #: The series kinds (:mod:`engine.series`) in the organiser's words; the form's choices
 #: (:mod:`tournaments.forms`) and the refusals say them alike.
 SERIES_KIND_WORDS = {
-    "first_to": "first to N round wins",
-    "losses": "N deals, fewest losses",
-    "place_points": "N games, place points",
+    "first_to": gettext_lazy("first to N round wins"),
+    "losses": gettext_lazy("N deals, fewest losses"),
+    "place_points": gettext_lazy("N games, place points"),
 }
 
 
@@ -33,11 +34,12 @@ def series_kinds(game: str) -> tuple[str, ...]:
 
 def series_refusal(game: str, kind: str) -> str:
     """Why ``game`` cannot be played as a series of ``kind``, in the organiser's words."""
-    allowed = " or ".join(SERIES_KIND_WORDS.get(k, k) for k in series_kinds(game))
-    return (
-        f"{get_game(game).name} is played as {allowed}, not"
-        f" {SERIES_KIND_WORDS.get(kind, kind)}: choose that series"
-    )
+    allowed = gettext(" or ").join(str(SERIES_KIND_WORDS.get(k, k)) for k in series_kinds(game))
+    return gettext("%(game)s is played as %(allowed)s, not %(kind)s: choose that series") % {
+        "game": get_game(game).name,
+        "allowed": allowed,
+        "kind": SERIES_KIND_WORDS.get(kind, kind),
+    }
 
 
 def _series_format(
@@ -52,9 +54,12 @@ def _series_format(
             fmt = SeriesFormat.from_json(value)
         except (KeyError, TypeError, ValueError) as error:
             raise ServiceError(
-                f"bad series format {dict(value)!r} ({error}); write it as"
-                ' {"kind": "first_to" | "losses" | "place_points", "target": N}'
-                ' (a first_to series may add "deal_limit": M)',
+                gettext(
+                    'bad series format %(value)r (%(error)s); write it as {"kind": '
+                    '"first_to" | "losses" | "place_points", "target": N} (a '
+                    'first_to series may add "deal_limit": M)'
+                )
+                % {"value": dict(value), "error": error},
                 "series",
             ) from error
     (expected,) = series_kinds(game)
@@ -63,14 +68,17 @@ def _series_format(
         # places; only the series kind made for that shape can score them.  The
         # words first, the API's code after (scored as …) for those who send JSON.
         raise ServiceError(
-            f"{series_refusal(game, fmt.kind)}"
-            f" (scored as {expected!r}; in the API give"
-            f' {{"kind": "{expected}", "target": N}})',
+            gettext(
+                '%(value)s (scored as %(expected)r; in the API give {"kind": '
+                '"%(expected)s", "target": N})'
+            )
+            % {"value": series_refusal(game, fmt.kind), "expected": expected},
             "series",
         )
     if fmt.kind == "place_points" and fmt.points is not None and len(fmt.points) < table_max:
         raise ServiceError(
-            f"the place points {list(fmt.points)} have fewer places than a table of {table_max}",
+            gettext("the place points %(value)s have fewer places than a table of %(table_max)s")
+            % {"value": list(fmt.points), "table_max": table_max},
             "series",
         )
     return fmt
@@ -95,12 +103,15 @@ def _checked_settings(
     _positive(first_turn_grace, "first_turn_grace", least=0)
     name = (name or "").strip()
     if not name:
-        raise ServiceError("a tournament needs a name", "name")
+        raise ServiceError(gettext("a tournament needs a name"), "name")
     try:
         engine = get_game(game)
     except KeyError:
         known = ", ".join(sorted(g.id for g in all_games()))
-        raise ServiceError(f"there is no game {game!r}; known: {known}", "game") from None
+        raise ServiceError(
+            gettext("there is no game %(game)r; known: %(known)s") % {"game": game, "known": known},
+            "game",
+        ) from None
     _positive(rounds, "rounds")
     low = engine.min_seats if table_min is None else table_min
     high = engine.max_seats if table_max is None else table_max
@@ -108,27 +119,41 @@ def _checked_settings(
     _positive(high, "table_max")
     if low > high:
         raise ServiceError(
-            f"tables of {low}–{high} players: the smallest table cannot be larger than the largest",
+            gettext(
+                "tables of %(low)s–%(high)s players: the smallest table cannot "
+                "be larger than the largest"
+            )
+            % {"low": low, "high": high},
             "table_min",
         )
     for value, field in ((low, "table_min"), (high, "table_max")):
         if not engine.min_seats <= value <= engine.max_seats:
             raise ServiceError(
-                f"tables of {low}–{high} players: {engine.name} is played by"
-                f" {engine.min_seats} to {engine.max_seats} players",
+                gettext(
+                    "tables of %(low)s–%(high)s players: %(engine)s is played by "
+                    "%(min_seats)s to %(max_seats)s players"
+                )
+                % {
+                    "low": low,
+                    "high": high,
+                    "engine": engine.name,
+                    "min_seats": engine.min_seats,
+                    "max_seats": engine.max_seats,
+                },
                 field,
             )
     if table_preferred is not None:
         _positive(table_preferred, "table_preferred")
         if not low <= table_preferred <= high:
             raise ServiceError(
-                f"the preferred table size {table_preferred} is outside {low}–{high}",
+                gettext("the preferred table size %(table_preferred)s is outside %(low)s–%(high)s")
+                % {"table_preferred": table_preferred, "low": low, "high": high},
                 "table_preferred",
             )
     if seating_mode not in Tournament.SeatingMode.values:
         raise ServiceError(
-            f"seating mode is one of {', '.join(Tournament.SeatingMode.values)},"
-            f" not {seating_mode!r}",
+            gettext("seating mode is one of %(value)s, not %(seating_mode)r")
+            % {"value": ", ".join(Tournament.SeatingMode.values), "seating_mode": seating_mode},
             "seating_mode",
         )
     _positive(turn_seconds, "turn_seconds", allow_none=True)
@@ -223,7 +248,10 @@ def update_tournament(tournament: Tournament, **changes: Any) -> Tournament:
     """
     unknown = sorted(set(changes) - set(SETTINGS))
     if unknown:
-        raise ServiceError(f"no such tournament setting: {', '.join(unknown)}", unknown[0])
+        raise ServiceError(
+            gettext("no such tournament setting: %(value)s") % {"value": ", ".join(unknown)},
+            unknown[0],
+        )
     with transaction.atomic():
         tournament = _lock(tournament)
         current = {key: getattr(tournament, key) for key in SETTINGS}
@@ -231,7 +259,8 @@ def update_tournament(tournament: Tournament, **changes: Any) -> Tournament:
         changed = sorted(k for k in SETTINGS if settings[k] != current[k] and k != "name")
         if changed and Round.objects.filter(tournament=tournament).exists():
             raise ServiceError(
-                f"{tournament.name} has seated rounds: only its name can change now",
+                gettext("%(tournament)s has seated rounds: only its name can change now")
+                % {"tournament": tournament.name},
                 changed[0],
             )
         for key, value in settings.items():
@@ -250,8 +279,11 @@ def delete_tournament(tournament: Tournament) -> None:
         tournament = _lock(tournament)
         if Round.objects.filter(tournament=tournament).exists():
             raise ServiceError(
-                f"{tournament.name} has seated rounds: a tournament that has started cannot"
-                " be deleted"
+                gettext(
+                    "%(tournament)s has seated rounds: a tournament that has "
+                    "started cannot be deleted"
+                )
+                % {"tournament": tournament.name}
             )
         tournament.delete()
 
@@ -262,12 +294,19 @@ def find_tournament(ref: str | int) -> Tournament:
     if text.isdecimal():
         found = Tournament.objects.filter(pk=int(text)).first()
         if found is None:
-            raise ServiceError(f"there is no tournament {text}", "tournament")
+            raise ServiceError(
+                gettext("there is no tournament %(text)s") % {"text": text}, "tournament"
+            )
         return found
     named = list(Tournament.objects.filter(name=text)[:2])
     if len(named) != 1:
         raise ServiceError(
-            f"{'no' if not named else 'more than one'} tournament is called {text!r}: give its id",
+            (
+                gettext("no tournament is called %(text)r: give its id")
+                if not named
+                else gettext("more than one tournament is called %(text)r: give its id")
+            )
+            % {"text": text},
             "tournament",
         )
     return named[0]
@@ -280,5 +319,7 @@ def find_player(club: Club, ref: str | int) -> Player:
     if found is None and text.isdecimal():
         found = Player.objects.filter(club=club, pk=int(text)).first()
     if found is None:
-        raise ServiceError(f"{club} has no player {text!r}", "player")
+        raise ServiceError(
+            gettext("%(club)s has no player %(text)r") % {"club": club, "text": text}, "player"
+        )
     return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
@@ -14,10 +15,18 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
+from django.views.i18n import set_language
 
 from tournaments import services
-from tournaments.forms import AddOrganiserForm, FirstRunForm, NewLoginPlayerForm, SignUpForm
+from tournaments.forms import (
+    AddOrganiserForm,
+    ClubLanguageForm,
+    FirstRunForm,
+    NewLoginPlayerForm,
+    SignUpForm,
+)
 from tournaments.models import Club, Player
 
 #: The backend ``login`` records (the one of ``AUTHENTICATION_BACKENDS``).
@@ -39,7 +48,7 @@ def _form_error(form: Any, error: services.ServiceError) -> None:
 def first_run(request: HttpRequest) -> HttpResponseBase:
     """An empty install's first page: create the club and its first organiser, logged in."""
     if not services.needs_first_run():
-        messages.info(request, "This install is set up already: log in to organise.")
+        messages.info(request, _("This install is set up already: log in to organise."))
         return redirect("home")
     form = FirstRunForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -54,7 +63,8 @@ def first_run(request: HttpRequest) -> HttpResponseBase:
             login(request, user, backend=_BACKEND)
             messages.success(
                 request,
-                f"{club.name} is ready and you organise it. Add its people next.",
+                _("%(club)s is ready and you organise it. Add its people next.")
+                % {"club": club.name},
             )
             return redirect("club-people", slug=club.slug)
     return render(request, "clubs/first_run.html", {"form": form})
@@ -63,7 +73,9 @@ def first_run(request: HttpRequest) -> HttpResponseBase:
 def _organised(request: HttpRequest, slug: str) -> Club:
     club = get_object_or_404(Club, slug=slug)
     if not services.is_organiser(request.user, club):
-        raise PermissionDenied(f"Only the organisers of {club.name} may do this.")
+        raise PermissionDenied(
+            _("Only the organisers of %(club)s may do this.") % {"club": club.name}
+        )
     return club
 
 
@@ -86,6 +98,7 @@ def _people_context(request: HttpRequest, club: Club, **forms: Any) -> dict[str,
             players=[p for p in players if p.user_id and p.user_id not in organiser_ids]
         ),
         "handed_out": forms.get("handed_out"),
+        "language_form": ClubLanguageForm(initial={"language": club.language}),
     }
 
 
@@ -132,7 +145,7 @@ def _confirm(request: HttpRequest, club: Club, question: str, button: str) -> Ht
         request,
         "organise/confirm.html",
         {
-            "subject": f"{club.name}: people",
+            "subject": _("%(club)s: people") % {"club": club.name},
             "question": question,
             "button": button,
             "hidden": [(k, v) for k, v in request.GET.items() if k == "user"],
@@ -155,19 +168,21 @@ def club_signup_link(request: HttpRequest, slug: str, action: str) -> HttpRespon
         if not club.signup_token:
             return redirect("club-people", slug=club.slug)
         if action == "renew":
-            question = (
-                f"Renew {club.name}'s sign-up link? The link handed out so far stops working:"
+            question = _(
+                "Renew %(club)s's sign-up link? The link handed out so far stops working:"
                 " only the new one lets people join."
-            )
-            return _confirm(request, club, question, "Renew the link")
-        question = f"Turn {club.name}'s sign-up link off? Nobody can join through it any more."
-        return _confirm(request, club, question, "Turn the link off")
+            ) % {"club": club.name}
+            return _confirm(request, club, question, _("Renew the link"))
+        question = _("Turn %(club)s's sign-up link off? Nobody can join through it any more.") % {
+            "club": club.name
+        }
+        return _confirm(request, club, question, _("Turn the link off"))
     if action == "renew":
         services.renew_signup_link(club)
-        messages.success(request, "The sign-up link is on. Any older link no longer works.")
+        messages.success(request, _("The sign-up link is on. Any older link no longer works."))
     else:
         services.close_signup_link(club)
-        messages.success(request, "The sign-up link is off: nobody can join through it.")
+        messages.success(request, _("The sign-up link is off: nobody can join through it."))
     return redirect("club-people", slug=club.slug)
 
 
@@ -183,14 +198,18 @@ def club_add_organiser(request: HttpRequest, slug: str) -> HttpResponseBase:
     club = _organised(request, slug)
     user = _posted_user(request)
     if user is None:
-        messages.error(request, "Choose the login to make an organiser.")
+        messages.error(request, _("Choose the login to make an organiser."))
         return redirect("club-people", slug=club.slug)
     try:
         services.add_organiser(club, user, by=_signed_in(request))
     except services.ServiceError as error:
         messages.error(request, error.message)
     else:
-        messages.success(request, f"{user.get_username()} now organises {club.name} too.")
+        messages.success(
+            request,
+            _("%(user)s now organises %(club)s too.")
+            % {"user": user.get_username(), "club": club.name},
+        )
     return redirect("club-people", slug=club.slug)
 
 
@@ -201,21 +220,26 @@ def club_remove_organiser(request: HttpRequest, slug: str) -> HttpResponseBase:
     club = _organised(request, slug)
     user = _posted_user(request)
     if user is None or not club.organisers.filter(pk=user.pk).exists():
-        messages.error(request, "Choose one of the club's organisers.")
+        messages.error(request, _("Choose one of the club's organisers."))
         return redirect("club-people", slug=club.slug)
     if request.method == "GET":
-        itself = " You will no longer organise it yourself." if user == request.user else ""
-        question = (
-            f"Remove {user.get_username()} from the organisers of {club.name}? They keep their"
-            f" login and their player, but can no longer run its tournaments.{itself}"
-        )
-        return _confirm(request, club, question, "Remove the organiser")
+        question = _(
+            "Remove %(user)s from the organisers of %(club)s? They keep their"
+            " login and their player, but can no longer run its tournaments."
+        ) % {"user": user.get_username(), "club": club.name}
+        if user == request.user:
+            question += " " + _("You will no longer organise it yourself.")
+        return _confirm(request, club, question, _("Remove the organiser"))
     try:
         services.remove_organiser(club, user, by=_signed_in(request))
     except services.ServiceError as error:
         messages.error(request, error.message)
         return redirect("club-people", slug=club.slug)
-    messages.success(request, f"{user.get_username()} no longer organises {club.name}.")
+    messages.success(
+        request,
+        _("%(user)s no longer organises %(club)s.")
+        % {"user": user.get_username(), "club": club.name},
+    )
     if not services.is_organiser(request.user, club):
         return redirect("home")
     return redirect("club-people", slug=club.slug)
@@ -238,10 +262,46 @@ def sign_up(request: HttpRequest, token: str) -> HttpResponseBase:
             login(request, player.user, backend=_BACKEND)
             messages.success(
                 request,
-                f"Welcome to {club.name}, {player.name}. Register for a tournament from its page.",
+                _("Welcome to %(club)s, %(name)s. Register for a tournament from its page.")
+                % {"club": club.name, "name": player.name},
             )
             return redirect("home")
     return render(request, "clubs/sign_up.html", {"form": form, "club": club})
+
+
+@require_POST
+@login_required
+def club_language(request: HttpRequest, slug: str) -> HttpResponseBase:
+    """The club's default language (docs/i18n.md), chosen by its organiser."""
+    club = _organised(request, slug)
+    form = ClubLanguageForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose one of the languages offered."))
+        return redirect("club-people", slug=club.slug)
+    services.set_club_language(club, form.cleaned_data["language"])
+    if club.language:
+        name = dict(settings.LANGUAGES)[club.language]
+        messages.success(
+            request,
+            _("%(club)s's pages are in %(language)s unless a person chooses otherwise.")
+            % {"club": club.name, "language": name},
+        )
+    else:
+        messages.success(
+            request, _("%(club)s has no language of its own now.") % {"club": club.name}
+        )
+    return redirect("club-people", slug=club.slug)
+
+
+@require_POST
+def switch_language(request: HttpRequest) -> HttpResponseBase:
+    """The switcher: Django's ``set_language`` (the cookie, back to the page), and for a
+    signed-in person the choice kept on their login too, for their other devices."""
+    answer = set_language(request)
+    language = request.POST.get("language", "")
+    if request.user.is_authenticated and language in dict(settings.LANGUAGES):
+        services.remember_language(_signed_in(request), language)
+    return answer
 
 
 class PasswordChange(auth_views.PasswordChangeView):
@@ -252,5 +312,5 @@ class PasswordChange(auth_views.PasswordChangeView):
 
     def form_valid(self, form: Any) -> HttpResponse:
         answer = super().form_valid(form)
-        messages.success(self.request, "Your password is changed.")
+        messages.success(self.request, _("Your password is changed."))
         return answer

@@ -9,6 +9,7 @@ from typing import Any
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.translation import gettext, ngettext
 
 from engine.registry import all_games
 from tournaments.models import Game, Tournament
@@ -34,24 +35,41 @@ def series_text(series: Mapping[str, Any] | None) -> str:
     if not series:
         return ""
     kind, target = series.get("kind"), series.get("target")
+    n = target if isinstance(target, int) else 0
     if kind == "first_to":
-        text = f"first to {target} round win{'s' if target != 1 else ''}"
         limit = series.get("deal_limit")
         if limit is None:
-            return text + ", no limit on deals"
-        return text + f", at most {limit} deals (then placed by round wins, equal wins share)"
+            return ngettext(
+                "first to %(n)s round win, no limit on deals",
+                "first to %(n)s round wins, no limit on deals",
+                n,
+            ) % {"n": target}
+        # The limit's noun agrees with the limit, the wins' with the target: two phrases.
+        wins = ngettext("first to %(n)s round win", "first to %(n)s round wins", n) % {"n": target}
+        return ngettext(
+            "%(wins)s, at most %(limit)s deal (then placed by round wins, equal wins share)",
+            "%(wins)s, at most %(limit)s deals (then placed by round wins, equal wins share)",
+            limit if isinstance(limit, int) else 0,
+        ) % {"wins": wins, "limit": limit}
     if kind == "losses":
-        return f"{target} deal{'s' if target != 1 else ''}, fewest losses"
+        return ngettext("%(n)s deal, fewest losses", "%(n)s deals, fewest losses", n) % {
+            "n": target
+        }
     if kind == "place_points":
-        return f"{target} game{'s' if target != 1 else ''}, place points"
+        return ngettext("%(n)s game, place points", "%(n)s games, place points", n) % {"n": target}
     return json.dumps(series)
 
 
 def game_defaults() -> list[str]:
     """Each game's own table sizes and series, in words, from the engine (the one source)."""
     return [
-        f"{g.name}: tables of {g.min_seats}–{g.max_seats},"
-        f" {series_text(g.default_series.to_json())}"
+        gettext("%(game)s: tables of %(least)s–%(most)s, %(series)s")
+        % {
+            "game": g.name,
+            "least": g.min_seats,
+            "most": g.max_seats,
+            "series": series_text(g.default_series.to_json()),
+        }
         for g in all_games()
     ]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -18,6 +18,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from tournaments import services
 from tournaments.forms import ReseatForm, TournamentForm
@@ -27,11 +29,16 @@ from tournaments.services.access import organised_clubs
 from tournaments.web.common import game_defaults
 from tournaments.workers import clock
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 
 def _organised(request: HttpRequest, tournament_id: int) -> Tournament:
     tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=tournament_id)
     if not services.is_organiser(request.user, tournament.club):
-        raise PermissionDenied(f"Only the organisers of {tournament.club.name} may do this.")
+        raise PermissionDenied(
+            _("Only the organisers of %(club)s may do this.") % {"club": tournament.club.name}
+        )
     return tournament
 
 
@@ -42,13 +49,13 @@ def _player(tournament: Tournament, raw: str) -> Player:
         else None
     )
     if found is None:
-        raise services.ServiceError("choose a player", "player")
+        raise services.ServiceError(_("choose a player"), "player")
     return found
 
 
 def _round_number(raw: str) -> int:
     if not raw.isdecimal():
-        raise services.ServiceError("choose a round", "round")
+        raise services.ServiceError(_("choose a round"), "round")
     return int(raw)
 
 
@@ -60,7 +67,8 @@ class Action:
     question: Callable[[Tournament, Any], str]
     #: Does it; returns the message and where to go next.
     perform: Callable[[HttpRequest, Tournament, Any], tuple[str, str]]
-    button: str
+    #: A lazy translation: said in the reader's language when the page is drawn.
+    button: StrOrPromise
     #: The fields carried from the question to the confirmation.
     fields: tuple[str, ...] = ()
 
@@ -71,38 +79,49 @@ def _desk(tournament: Tournament) -> str:
 
 def _withdraw_question(t: Tournament, data: Any) -> str:
     who = _player(t, data.get("player", ""))
+    names = {"player": who.name, "tournament": t.name}
     if services.next_round_number(t) == 1:
         return (
-            f"Withdraw {who.name} from {t.name}? Their registration is deleted: they leave"
-            " the standings, and a seated round 1 is seated again without them."
+            _(
+                "Withdraw %(player)s from %(tournament)s? Their registration is deleted: they leave"
+                " the standings, and a seated round 1 is seated again without them."
+            )
+            % names
         )
     return (
-        f"Withdraw {who.name} from {t.name}? Round 1 has begun, so they drop out: they keep"
-        " their results, marked dropped, and are not seated again."
+        _(
+            "Withdraw %(player)s from %(tournament)s? Round 1 has begun, so they drop out:"
+            " they keep their results, marked dropped, and are not seated again."
+        )
+        % names
     )
 
 
 def _withdraw(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
     who = _player(t, data.get("player", ""))
     kept = services.withdraw(t, who)
+    names = {"player": who.name, "tournament": t.name}
     if kept is None:
-        return f"{who.name} is withdrawn from {t.name}.", _desk(t)
-    return f"{who.name} has dropped out of {t.name}.", _desk(t)
+        return _("%(player)s is withdrawn from %(tournament)s.") % names, _desk(t)
+    return _("%(player)s has dropped out of %(tournament)s.") % names, _desk(t)
 
 
 def _absent_question(t: Tournament, data: Any) -> str:
     who = _player(t, data.get("player", ""))
     number = services.next_round_number(t)
-    return (
-        f"Mark {who.name} absent for round {number}? The round is seated without them"
+    return _(
+        "Mark %(player)s absent for round %(number)s? The round is seated without them"
         " (if it is seated already, it is seated again). Checking them in lifts it."
-    )
+    ) % {"player": who.name, "number": number}
 
 
 def _absent(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
     who = _player(t, data.get("player", ""))
     absence = services.mark_absent(t, who, by=request.user)
-    return f"{who.name} is absent for round {absence.round_number}.", _desk(t)
+    return _("%(player)s is absent for round %(number)s.") % {
+        "player": who.name,
+        "number": absence.round_number,
+    }, _desk(t)
 
 
 def _series_of(t: Tournament, data: Any) -> tuple[Player, int]:
@@ -112,66 +131,78 @@ def _series_of(t: Tournament, data: Any) -> tuple[Player, int]:
 
 def _forfeit_question(t: Tournament, data: Any) -> str:
     who, number = _series_of(t, data)
-    return (
-        f"Forfeit {who.name}'s series in round {number}? It counts as last place at"
+    return _(
+        "Forfeit %(player)s's series in round %(number)s? It counts as last place at"
         " their table, marked “forfeit” in the standings. You can lift it again."
-    )
+    ) % {"player": who.name, "number": number}
 
 
 def _forfeit(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
     who, number = _series_of(t, data)
     services.forfeit(t, who, number, by=request.user)
-    return f"{who.name}'s series in round {number} is forfeited.", _desk(t)
+    return _("%(player)s's series in round %(number)s is forfeited.") % {
+        "player": who.name,
+        "number": number,
+    }, _desk(t)
 
 
 def _unforfeit_question(t: Tournament, data: Any) -> str:
     who, number = _series_of(t, data)
-    return (
-        f"Lift the forfeit of {who.name}'s series in round {number}? The series then counts"
+    return _(
+        "Lift the forfeit of %(player)s's series in round %(number)s? The series then counts"
         " as it was played (a bot's play included)."
-    )
+    ) % {"player": who.name, "number": number}
 
 
 def _unforfeit(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
     who, number = _series_of(t, data)
     services.unforfeit(t, who, number, by=request.user)
-    return f"{who.name}'s series in round {number} counts as played again.", _desk(t)
+    return _("%(player)s's series in round %(number)s counts as played again.") % {
+        "player": who.name,
+        "number": number,
+    }, _desk(t)
 
 
 def _delete_question(t: Tournament, data: Any) -> str:
     count = t.registrations.count()
-    return (
-        f"Delete {t.name}? It has not started; its {count} registration{'s' * (count != 1)}"
-        " go with it. This cannot be undone."
-    )
+    return ngettext(
+        "Delete %(tournament)s? It has not started; its %(count)d registration"
+        " goes with it. This cannot be undone.",
+        "Delete %(tournament)s? It has not started; its %(count)d registrations"
+        " go with it. This cannot be undone.",
+        count,
+    ) % {"tournament": t.name, "count": count}
 
 
 def _delete(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
     name = t.name
     services.delete_tournament(t)
-    return f"{name} is deleted.", reverse("home")
+    return _("%(tournament)s is deleted.") % {"tournament": name}, reverse("home")
 
 
 def _drop_question(t: Tournament, data: Any) -> str:
     who = _player(t, data.get("player", ""))
     done = services.next_round_number(t) - 1
-    return (
-        f"Drop {who.name} from {t.name}? They keep their results so far, marked “dropped"
-        f" after round {done}” in the standings, and are not seated again."
-    )
+    return _(
+        "Drop %(player)s from %(tournament)s? They keep their results so far, marked “dropped"
+        " after round %(number)s” in the standings, and are not seated again."
+    ) % {"player": who.name, "tournament": t.name, "number": done}
 
 
 def _drop(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
     who = _player(t, data.get("player", ""))
     services.drop(t, who)
-    return f"{who.name} has dropped out of {t.name}.", _desk(t)
+    return _("%(player)s has dropped out of %(tournament)s.") % {
+        "player": who.name,
+        "tournament": t.name,
+    }, _desk(t)
 
 
 def seated_round(t: Tournament) -> Round:
     """The tournament's round seated and waiting to begin (a refusal if there is none)."""
     round_ = Round.objects.filter(tournament=t).order_by("-number").first()
     if round_ is None or round_.status != Round.Status.SEATED:
-        raise services.ServiceError("no round is seated and waiting to begin", "round")
+        raise services.ServiceError(_("no round is seated and waiting to begin"), "round")
     return round_
 
 
@@ -179,7 +210,9 @@ def _reseat_form(t: Tournament, data: Any) -> ReseatForm:
     form = ReseatForm(data, players=Player.objects.filter(club=t.club))
     if not form.is_valid():
         errors = "; ".join(str(e) for errors in form.errors.values() for e in errors)
-        raise services.ServiceError(f"the round is not seated again: {errors}", "round")
+        raise services.ServiceError(
+            _("the round is not seated again: %(errors)s") % {"errors": errors}, "round"
+        )
     return form
 
 
@@ -187,18 +220,27 @@ def _reseat_question(t: Tournament, data: Any) -> str:
     round_ = seated_round(t)
     wishes = _reseat_form(t, data).constraints()
     names = dict(Player.objects.filter(club=t.club).values_list("pk", "name"))
-    kept = [f"{names[a]} and {names[b]} kept apart" for a, b in wishes["apart"]]
-    kept += [f"{names[p]} at table {n}" for p, n in wishes["fixed"].items()]
-    return (
-        f"Seat round {round_.number} again? Every table is drawn anew"
-        f"{' (' + ', '.join(kept) + ')' if kept else ''}: the seating shown now, with the"
-        " swaps made in it, is lost."
-    )
+    kept = [
+        _("%(a)s and %(b)s kept apart") % {"a": names[a], "b": names[b]} for a, b in wishes["apart"]
+    ]
+    kept += [
+        _("%(player)s at table %(table)s") % {"player": names[p], "table": n}
+        for p, n in wishes["fixed"].items()
+    ]
+    if kept:
+        return _(
+            "Seat round %(number)s again? Every table is drawn anew (%(wishes)s): the seating"
+            " shown now, with the swaps made in it, is lost."
+        ) % {"number": round_.number, "wishes": ", ".join(kept)}
+    return _(
+        "Seat round %(number)s again? Every table is drawn anew: the seating shown now, with"
+        " the swaps made in it, is lost."
+    ) % {"number": round_.number}
 
 
 def _reseat(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
     round_ = services.reseat(seated_round(t), **_reseat_form(t, data).constraints())
-    return f"Round {round_.number} is seated again.", _desk(t)
+    return _("Round %(number)s is seated again.") % {"number": round_.number}, _desk(t)
 
 
 def _table_seat(t: Tournament, data: Any) -> TableSeat:
@@ -211,7 +253,7 @@ def _table_seat(t: Tournament, data: Any) -> TableSeat:
         else None
     )
     if row is None:
-        raise services.ServiceError("there is no such seat in this tournament", "table_seat")
+        raise services.ServiceError(_("there is no such seat in this tournament"), "table_seat")
     return row
 
 
@@ -220,43 +262,52 @@ def _handed_seat(t: Tournament, data: Any) -> TableSeat:
     row = _table_seat(t, data)
     if row.table.status == Table.Status.FINISHED:
         raise services.ServiceError(
-            f"table {row.table.number} has finished: there is no seat to give back", "table_seat"
+            _("table %(table)s has finished: there is no seat to give back")
+            % {"table": row.table.number},
+            "table_seat",
         )
     if not row.autoplay:
         raise services.ServiceError(
-            f"{row.player.name} plays their own seat: no bot has it", "table_seat"
+            _("%(player)s plays their own seat: no bot has it") % {"player": row.player.name},
+            "table_seat",
         )
     return row
 
 
 def _take_back_question(t: Tournament, data: Any) -> str:
     row = _handed_seat(t, data)
-    return (
-        f"Give {row.player.name}'s seat at table {row.table.number} back? The bot stops playing"
-        f" it: from the next turn {row.player.name} plays it, on the clock."
-    )
+    return _(
+        "Give %(player)s's seat at table %(table)s back? The bot stops playing"
+        " it: from the next turn %(player)s plays it, on the clock."
+    ) % {"player": row.player.name, "table": row.table.number}
 
 
 def _take_back(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
     row = _handed_seat(t, data)
     clock.take_back_seat(row, request.user)
-    return f"{row.player.name}'s seat is theirs again.", _desk(t)
+    return _("%(player)s's seat is theirs again.") % {"player": row.player.name}, _desk(t)
 
 
 ACTIONS: dict[str, Action] = {
-    "drop": Action(_drop_question, _drop, "Drop them", ("player",)),
+    "drop": Action(_drop_question, _drop, gettext_lazy("Drop them"), ("player",)),
     "reseat": Action(
         _reseat_question,
         _reseat,
-        "Seat the round again",
+        gettext_lazy("Seat the round again"),
         ("apart_a", "apart_b", "fixed_player", "fixed_table"),
     ),
-    "take-back": Action(_take_back_question, _take_back, "Give the seat back", ("table_seat",)),
-    "withdraw": Action(_withdraw_question, _withdraw, "Withdraw", ("player",)),
-    "absent": Action(_absent_question, _absent, "Mark absent", ("player",)),
-    "forfeit": Action(_forfeit_question, _forfeit, "Forfeit the series", ("player", "round")),
-    "unforfeit": Action(_unforfeit_question, _unforfeit, "Lift the forfeit", ("player", "round")),
-    "delete": Action(_delete_question, _delete, "Delete the tournament"),
+    "take-back": Action(
+        _take_back_question, _take_back, gettext_lazy("Give the seat back"), ("table_seat",)
+    ),
+    "withdraw": Action(_withdraw_question, _withdraw, gettext_lazy("Withdraw"), ("player",)),
+    "absent": Action(_absent_question, _absent, gettext_lazy("Mark absent"), ("player",)),
+    "forfeit": Action(
+        _forfeit_question, _forfeit, gettext_lazy("Forfeit the series"), ("player", "round")
+    ),
+    "unforfeit": Action(
+        _unforfeit_question, _unforfeit, gettext_lazy("Lift the forfeit"), ("player", "round")
+    ),
+    "delete": Action(_delete_question, _delete, gettext_lazy("Delete the tournament")),
 }
 
 
@@ -323,7 +374,8 @@ def tournament_edit(request: HttpRequest, tournament_id: int) -> HttpResponse:
     if Round.objects.filter(tournament=tournament).exists():
         messages.error(
             request,
-            f"{tournament.name} has seated rounds: its settings can no longer change.",
+            _("%(tournament)s has seated rounds: its settings can no longer change.")
+            % {"tournament": tournament.name},
         )
         return redirect("tournament-manage", tournament_id=tournament.pk)
     clubs = organised_clubs(request.user).filter(pk=tournament.club_id)
@@ -334,7 +386,10 @@ def tournament_edit(request: HttpRequest, tournament_id: int) -> HttpResponse:
         except services.ServiceError as error:
             form.add_service_error(error)
         else:
-            messages.success(request, f"The settings of {tournament.name} are saved.")
+            messages.success(
+                request,
+                _("The settings of %(tournament)s are saved.") % {"tournament": tournament.name},
+            )
             return redirect("tournament-manage", tournament_id=tournament.pk)
     return render(
         request,

@@ -19,6 +19,8 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from tournaments import services
@@ -52,7 +54,9 @@ from tournaments.web.corrections import corrections_context, seated_round
 
 def _require_organiser(request: HttpRequest, club: Club) -> None:
     if not services.is_organiser(request.user, club):
-        raise PermissionDenied(f"Only the organisers of {club.name} may do this.")
+        raise PermissionDenied(
+            _("Only the organisers of %(club)s may do this.") % {"club": club.name}
+        )
 
 
 @login_required
@@ -60,7 +64,7 @@ def tournament_create(request: HttpRequest) -> HttpResponse:
     """An organiser creates a tournament of one of their clubs."""
     clubs = organised_clubs(request.user)
     if not clubs.exists():
-        raise PermissionDenied("You organise no club: ask an administrator to add you.")
+        raise PermissionDenied(_("You organise no club: ask an administrator to add you."))
     form = TournamentForm(request.POST or None, clubs=clubs)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -69,7 +73,9 @@ def tournament_create(request: HttpRequest) -> HttpResponse:
         except services.ServiceError as error:
             form.add_service_error(error)
         else:
-            messages.success(request, f"{tournament.name} is open for registration.")
+            messages.success(
+                request, _("%(name)s is open for registration.") % {"name": tournament.name}
+            )
             return redirect("tournament-manage", tournament_id=tournament.pk)
     return render(request, "organise/create.html", {"form": form, "defaults": game_defaults()})
 
@@ -182,14 +188,19 @@ Command = Callable[[HttpRequest, Tournament], str | HttpResponseBase]
 def _posted_player(request: HttpRequest, tournament: Tournament, name: str = "player") -> Player:
     raw = request.POST.get(name, "")
     if not raw.isdecimal():
-        raise services.ServiceError(f"choose a player ({name} is missing)", name)
+        raise services.ServiceError(
+            _("choose a player (%(field)s is missing)") % {"field": name}, name
+        )
     return _club_player(tournament, int(raw))
 
 
 def _club_player(tournament: Tournament, player_id: int) -> Player:
     player = Player.objects.filter(pk=player_id, club=tournament.club).first()
     if player is None:
-        raise services.ServiceError(f"{tournament.club} has no player {player_id}", "player")
+        raise services.ServiceError(
+            _("%(club)s has no player %(id)s") % {"club": tournament.club, "id": player_id},
+            "player",
+        )
     return player
 
 
@@ -198,20 +209,25 @@ def _cmd_register(request: HttpRequest, tournament: Tournament) -> str:
         request.POST, players=Player.objects.filter(club=tournament.club).order_by("name")
     )
     if not form.is_valid():
-        raise services.ServiceError("choose the players to register", "players")
+        raise services.ServiceError(_("choose the players to register"), "players")
     chosen = desk.register_players(tournament, form.cleaned_data["players"])
-    return f"Registered {', '.join(p.name for p in chosen)}."
+    return _("Registered %(names)s.") % {"names": ", ".join(p.name for p in chosen)}
 
 
 def _cmd_add_player(request: HttpRequest, tournament: Tournament) -> str:
     form = NewPlayerForm(request.POST, game=tournament.game)
     if not form.is_valid():
         errors = "; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items())
-        raise services.ServiceError(f"the new player is not right ({errors})", "name")
+        raise services.ServiceError(
+            _("the new player is not right (%(errors)s)") % {"errors": errors}, "name"
+        )
     player = desk.add_and_register(
         tournament, form.cleaned_data["name"], bot_level=form.cleaned_data["bot_level"]
     )
-    return f"Added {player.name} to {tournament.club} and registered them."
+    return _("Added %(name)s to %(club)s and registered them.") % {
+        "name": player.name,
+        "club": tournament.club,
+    }
 
 
 def _cmd_check_in(request: HttpRequest, tournament: Tournament) -> str:
@@ -226,16 +242,23 @@ def _checked_in_text(tournament: Tournament, player: Player, number: int) -> str
         tournament=tournament, number=number, status=Round.Status.SEATED
     ).first()
     if seated is not None and player.pk in {p.pk for p in services.late_players(seated)}:
-        return (
-            f"{player.name} is checked in for round {number} but not seated:"
-            f" press Seat {player.name} to give them a seat before the round begins."
-        )
-    return f"{player.name} is checked in for round {number}."
+        return _(
+            "%(name)s is checked in for round %(number)s but not seated:"
+            " press Seat %(name)s to give them a seat before the round begins."
+        ) % {"name": player.name, "number": number}
+    return _("%(name)s is checked in for round %(number)s.") % {
+        "name": player.name,
+        "number": number,
+    }
 
 
 def _cmd_check_in_all(request: HttpRequest, tournament: Tournament) -> str:
     number, done = desk.check_in_all(tournament)
-    return f"Checked in {len(done)} player(s) for round {number}."
+    return ngettext(
+        "Checked in %(count)d player for round %(number)s.",
+        "Checked in %(count)d players for round %(number)s.",
+        len(done),
+    ) % {"count": len(done), "number": number}
 
 
 def _cmd_start_round(request: HttpRequest, tournament: Tournament) -> str | HttpResponseBase:
@@ -247,7 +270,9 @@ def _cmd_start_round(request: HttpRequest, tournament: Tournament) -> str | Http
         url = reverse("tournament-manage", args=[tournament.pk])
         return redirect(f"{url}?confirm-seating=1#seating-check")
     round_ = services.start_round(tournament, auto_check_in=auto)
-    return f"Round {round_.number} is seated: check the seating, adjust it, then begin it."
+    return _("Round %(number)s is seated: check the seating, adjust it, then begin it.") % {
+        "number": round_.number
+    }
 
 
 def _cmd_seat_late(request: HttpRequest, tournament: Tournament) -> str:
@@ -256,10 +281,14 @@ def _cmd_seat_late(request: HttpRequest, tournament: Tournament) -> str:
     player = _posted_player(request, tournament) if request.POST.get("player") else None
     where = services.seat_late(round_, player)
     return " ".join(
-        f"{name} is seated at table {table} of round {round_.number}."
+        _("%(name)s is seated at table %(table)s of round %(number)s.")
+        % {"name": name, "table": table, "number": round_.number}
         if table is not None
-        else f"{name} has a bye in round {round_.number}: no table has room and too few"
-        " are waiting for a new one."
+        else _(
+            "%(name)s has a bye in round %(number)s: no table has room and too few"
+            " are waiting for a new one."
+        )
+        % {"name": name, "number": round_.number}
         for name, table in where.items()
     )
 
@@ -269,12 +298,18 @@ def _cmd_swap(request: HttpRequest, tournament: Tournament) -> str:
     a = _posted_player(request, tournament, "a")
     b = _posted_player(request, tournament, "b")
     services.swap_players(round_, a, b)
-    return f"Swapped {a.name} and {b.name} in round {round_.number}."
+    return _("Swapped %(a)s and %(b)s in round %(number)s.") % {
+        "a": a.name,
+        "b": b.name,
+        "number": round_.number,
+    }
 
 
 def _cmd_begin_round(request: HttpRequest, tournament: Tournament) -> str:
     round_ = services.begin_round(seated_round(tournament))
-    return f"Round {round_.number} has begun: the first deals are on the tables."
+    return _("Round %(number)s has begun: the first deals are on the tables.") % {
+        "number": round_.number
+    }
 
 
 COMMANDS: dict[str, Command] = {

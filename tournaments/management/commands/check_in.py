@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.db import transaction
+from django.utils.translation import gettext
 
+from tournaments.management.language import LanguageCommand
 from tournaments.models import Registration
 from tournaments.services import (
     ServiceError,
@@ -17,7 +19,7 @@ from tournaments.services import (
 )
 
 
-class Command(BaseCommand):
+class Command(LanguageCommand):
     help = "Check players in for a round (default: the next round that has not begun)."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -42,13 +44,17 @@ class Command(BaseCommand):
             else:
                 players = [find_player(tournament.club, p) for p in opts["players"]]
             if not players:
-                raise CommandError("name the players to check in, or use --all")
+                raise CommandError(gettext("name the players to check in, or use --all"))
             with transaction.atomic():
                 for player in players:
                     check_in(tournament, player, number)
         except ServiceError as error:
             raise CommandError(error.message) from None
         self.stdout.write(
-            f"checked in for round {number} of {tournament.name}: "
-            + ", ".join(p.name for p in players)
+            gettext("checked in for round %(number)s of %(tournament)s: %(players)s")
+            % {
+                "number": number,
+                "tournament": tournament.name,
+                "players": ", ".join(p.name for p in players),
+            }
         )

@@ -11,12 +11,14 @@ import getpass
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
 
+from tournaments.management.language import LanguageCommand
 from tournaments.services import ServiceError, create_club_with_organiser
 
 
-class Command(BaseCommand):
+class Command(LanguageCommand):
     help = "Create a club and its first organiser login (or make an existing login its organiser)."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -31,9 +33,9 @@ class Command(BaseCommand):
         username = opts["organiser"]
         password = opts["password"]
         if password is None and not User.objects.filter(username=username).exists():
-            password = getpass.getpass(f"Password for {username}: ")
-            if getpass.getpass("The same password again: ") != password:
-                raise CommandError("The two passwords differ: nothing was created.")
+            password = getpass.getpass(gettext("Password for %(user)s: ") % {"user": username})
+            if getpass.getpass(gettext("The same password again: ")) != password:
+                raise CommandError(gettext("The two passwords differ: nothing was created."))
         try:
             club, user = create_club_with_organiser(
                 opts["name"], username, password or "", email=opts["email"]
@@ -41,5 +43,6 @@ class Command(BaseCommand):
         except ServiceError as error:
             raise CommandError(error.message) from error
         self.stdout.write(
-            f"Created the club {club.name} ({club.slug}); {user.get_username()} organises it."
+            gettext("Created the club %(club)s (%(slug)s); %(user)s organises it.")
+            % {"club": club.name, "slug": club.slug, "user": user.get_username()}
         )

@@ -12,11 +12,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext, ngettext
 
 from engine.registry import get_game
 from engine.series import SeriesFormat
-from tournaments.models import Club
+from tournaments.management.language import LanguageCommand
+from tournaments.models import Club, Tournament
 from tournaments.services import ServiceError, create_tournament
 
 
@@ -30,8 +32,11 @@ def parse_series(text: str) -> SeriesFormat:
         return SeriesFormat(kind=parts[0], target=int(parts[1]), points=points)  # type: ignore[arg-type]
     except ValueError as error:
         raise CommandError(
-            f"--series {text!r}: {error}; write first_to:3, losses:2, place_points:3"
-            " or place_points:3:3,2,1,0"
+            gettext(
+                "--series %(text)r: %(error)s; write first_to:3, "
+                "losses:2, place_points:3 or place_points:3:3,2,1,0"
+            )
+            % {"text": text, "error": error}
         ) from None
 
 
@@ -41,10 +46,12 @@ def with_deal_limit(series: SeriesFormat | None, game: str, limit: int) -> Serie
         base = series or get_game(game).default_series
         return dataclasses.replace(base, deal_limit=limit)
     except (KeyError, ValueError) as error:
-        raise CommandError(f"--deal-limit {limit}: {error}") from None
+        raise CommandError(
+            gettext("--deal-limit %(limit)s: %(error)s") % {"limit": limit, "error": error}
+        ) from None
 
 
-class Command(BaseCommand):
+class Command(LanguageCommand):
     help = "Create a tournament: game, rounds, series, table sizes, seating, clock, duplicates."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -69,7 +76,8 @@ class Command(BaseCommand):
         if club is None:
             known = ", ".join(Club.objects.values_list("slug", flat=True)) or "none yet"
             raise CommandError(
-                f"there is no club {opts['club']!r} (clubs: {known}); add one in the admin"
+                gettext("there is no club %(value)r (clubs: %(known)s); add one in the admin")
+                % {"value": opts["club"], "known": known}
             )
         series = parse_series(opts["series"]) if opts["series"] else None
         if opts["deal_limit"] is not None:
@@ -91,15 +99,36 @@ class Command(BaseCommand):
             )
         except ServiceError as error:
             raise CommandError(error.message) from None
-        fmt = tournament.series
-        self.stdout.write(
-            f"created tournament {tournament.pk}: {tournament.name} ({tournament.game},"
-            f" {tournament.rounds} rounds, series {fmt['kind']}:{fmt['target']}"
-            + (f" at most {fmt['deal_limit']} deals" if fmt.get("deal_limit") else "")
-            + ", tables"
-            f" {tournament.table_min}–{tournament.table_max}"
-            + (f" preferring {tournament.table_preferred}" if tournament.table_preferred else "")
-            + f", {tournament.seating_mode} seating"
-            + (", duplicate deals" if tournament.duplicate_deals else "")
-            + ")"
-        )
+        self.stdout.write(summary(tournament))
+
+
+def summary(tournament: Tournament) -> str:
+    """The created tournament's settings in a line, in the organiser's language."""
+    fmt = tournament.series
+    series = gettext("series %(kind)s:%(target)s") % fmt
+    if fmt.get("deal_limit"):
+        limit = fmt["deal_limit"]
+        series += " " + ngettext("at most %(limit)s deal", "at most %(limit)s deals", limit) % {
+            "limit": limit
+        }
+    tables = gettext("tables %(low)s–%(high)s") % {
+        "low": tournament.table_min,
+        "high": tournament.table_max,
+    }
+    if tournament.table_preferred:
+        tables += " " + gettext("preferring %(size)s") % {"size": tournament.table_preferred}
+    parts = [
+        tournament.game,
+        ngettext("%(count)s round", "%(count)s rounds", tournament.rounds)
+        % {"count": tournament.rounds},
+        series,
+        tables,
+        gettext("%(mode)s seating") % {"mode": tournament.get_seating_mode_display()},
+    ]
+    if tournament.duplicate_deals:
+        parts.append(gettext("duplicate deals"))
+    return gettext("created tournament %(id)s: %(name)s (%(settings)s)") % {
+        "id": tournament.pk,
+        "name": tournament.name,
+        "settings": ", ".join(parts),
+    }

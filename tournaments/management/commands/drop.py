@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
 
+from tournaments.management.language import LanguageCommand
 from tournaments.services import ServiceError, drop, find_player, find_tournament
 
 
-class Command(BaseCommand):
+class Command(LanguageCommand):
     help = "Drop a player out of a tournament between rounds (their results stay)."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -24,6 +26,13 @@ class Command(BaseCommand):
         except ServiceError as error:
             raise CommandError(error.message) from None
         self.stdout.write(
-            f"{player.name} dropped out of {tournament.name} after round"
-            f" {registration.dropped_after}; their results stay in the standings"
+            gettext(
+                "%(player)s dropped out of %(tournament)s after round "
+                "%(dropped_after)s; their results stay in the standings"
+            )
+            % {
+                "player": player.name,
+                "tournament": tournament.name,
+                "dropped_after": registration.dropped_after,
+            }
         )

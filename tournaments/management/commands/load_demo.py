@@ -19,11 +19,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils.translation import gettext
 
 from engine.series import SeriesFormat
 from tournaments.management.commands.play_bots import play_tournament
+from tournaments.management.language import LanguageCommand
 from tournaments.models import Club, Player, Tournament
 from tournaments.services import begin_round, create_tournament, register, start_round
 
@@ -59,7 +60,7 @@ def _login(username: str, *, staff: bool = False) -> tuple[User, bool]:
     return user, True
 
 
-class Command(BaseCommand):
+class Command(LanguageCommand):
     help = "Load the demo club, players and tournaments (idempotent)."
 
     def handle(self, *args: Any, **opts: Any) -> None:
@@ -134,13 +135,18 @@ class Command(BaseCommand):
         if created:
             self.stdout.write("Demo loaded: " + "; ".join(created))
         else:
-            self.stdout.write("Demo already loaded: nothing changed")
+            self.stdout.write(gettext("Demo already loaded: nothing changed"))
         self.stdout.write(
             f"Organiser login: {ORGANISER} / password {ORGANISER} (staff: /admin/)\n"
             "Player logins: " + ", ".join(f"{u} / password {u}" for u in LOGINS.values())
         )
         for tournament in Tournament.objects.filter(club=club).order_by("id"):
             self.stdout.write(
-                f"Tournament {tournament.pk}: {tournament.name} ({tournament.game},"
-                f" {tournament.status})"
+                gettext("Tournament %(tournament)s: %(tournament2)s (%(game)s, %(status)s)")
+                % {
+                    "tournament": tournament.pk,
+                    "tournament2": tournament.name,
+                    "game": tournament.game,
+                    "status": tournament.status,
+                }
             )

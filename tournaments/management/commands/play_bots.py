@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext, ngettext
 
+from tournaments.management.language import LanguageCommand
 from tournaments.models import Game, Round, Tournament
 from tournaments.services import ServiceError, begin_round, find_tournament, start_round
 
@@ -58,7 +60,11 @@ def play_tournament(tournament: Tournament, *, next_rounds: bool = False) -> int
             begin_round(start_round(tournament, auto_check_in=True))
 
 
-class Command(BaseCommand):
+def bot_moves(count: int) -> str:
+    return ngettext("%(count)s bot move", "%(count)s bot moves", count) % {"count": count}
+
+
+class Command(LanguageCommand):
     help = "Play bot moves in running games until no bot can move (no worker needed)."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -73,9 +79,11 @@ class Command(BaseCommand):
         try:
             if opts["tournament"] is None:
                 if opts["next_rounds"]:
-                    raise CommandError("--next-rounds needs --tournament")
+                    raise CommandError(gettext("--next-rounds needs --tournament"))
                 moves = run_all_bots()
-                self.stdout.write(f"{moves} bot moves; no bot can move now")
+                self.stdout.write(
+                    gettext("%(moves)s; no bot can move now") % {"moves": bot_moves(moves)}
+                )
                 return
             tournament = find_tournament(opts["tournament"])
             moves = play_tournament(tournament, next_rounds=opts["next_rounds"])
@@ -86,6 +94,17 @@ class Command(BaseCommand):
             status=Game.Status.RUNNING, table__round__tournament=tournament
         ).count()
         self.stdout.write(
-            f"{moves} bot moves in {tournament.name}; it is {tournament.status},"
-            f" {running} game(s) waiting for a person"
+            ngettext(
+                "%(moves)s in %(tournament)s; it is %(status)s, %(running)s game(s)"
+                " waiting for a person",
+                "%(moves)s in %(tournament)s; it is %(status)s, %(running)s game(s)"
+                " waiting for a person",
+                running,
+            )
+            % {
+                "moves": bot_moves(moves),
+                "tournament": tournament.name,
+                "status": tournament.status,
+                "running": running,
+            }
         )

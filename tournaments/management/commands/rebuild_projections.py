@@ -10,13 +10,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from django.core.management.base import BaseCommand
-
 from tournaments import play as service
+from tournaments.management.language import LanguageCommand
 from tournaments.models import Game
 
 
-class Command(BaseCommand):
+class Command(LanguageCommand):
     help = "Rebuild every projection (the Game rows) from the event store alone."
 
     def handle(self, *args: Any, **opts: Any) -> None:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.db import transaction
+from django.utils.translation import gettext
 
+from tournaments.management.language import LanguageCommand
 from tournaments.models import Player
 from tournaments.services import (
     ServiceError,
@@ -21,7 +23,7 @@ from tournaments.services import (
 )
 
 
-class Command(BaseCommand):
+class Command(LanguageCommand):
     help = "Register players in a tournament (late entry allowed while rounds remain)."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -51,9 +53,12 @@ class Command(BaseCommand):
             raise CommandError(error.message) from None
         for player, start in done:
             self.stdout.write(
-                f"registered {describe(player)} in {tournament.name} from round {start}"
+                gettext("registered %(value)s in %(tournament)s from round %(start)s")
+                % {"value": describe(player), "tournament": tournament.name, "start": start}
             )
 
 
 def describe(player: Player) -> str:
-    return f"{player.name} (bot {player.bot_level})" if player.bot_level else player.name
+    if not player.bot_level:
+        return player.name
+    return gettext("%(name)s (bot %(level)s)") % {"name": player.name, "level": player.bot_level}

@@ -12,15 +12,17 @@ import random
 import time
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
 
 from engine.bots import bot_levels, make_bot
 from engine.play import new_deal, play_bots
 from engine.record import export_record
 from engine.registry import game_ids, get_game
+from tournaments.management.language import LanguageCommand
 
 
-class Command(BaseCommand):
+class Command(LanguageCommand):
     help = "Play complete bot games and write their records as JSON lines."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -43,19 +45,26 @@ class Command(BaseCommand):
         seats, count = opts["seats"], opts["games"]
         if not game.min_seats <= seats <= game.max_seats:
             raise CommandError(
-                f"{game.name} is played by {game.min_seats} to {game.max_seats} players"
+                gettext("%(game)s is played by %(min_seats)s to %(max_seats)s players")
+                % {"game": game.name, "min_seats": game.min_seats, "max_seats": game.max_seats}
             )
         if count < 1:
-            raise CommandError("--games must be at least 1")
+            raise CommandError(gettext("--games must be at least 1"))
         levels = opts["bots"].split(",")
         if len(levels) == 1:
             levels *= seats
         if len(levels) != seats:
-            raise CommandError(f"--bots names {len(levels)} levels for {seats} seats")
+            raise CommandError(
+                gettext("--bots names %(value)s levels for %(seats)s seats")
+                % {"value": len(levels), "seats": seats}
+            )
         known = bot_levels(game.id)
         for level in levels:
             if level not in known:
-                raise CommandError(f"no bot level {level!r} for {game.id}; known: {known}")
+                raise CommandError(
+                    gettext("no bot level %(level)r for %(id)s; known: %(known)s")
+                    % {"level": level, "id": game.id, "known": known}
+                )
         rng = random.Random(opts["seed"])
         wins, losses, moves = [0] * seats, [0] * seats, 0
         out = open(opts["out"], "w", encoding="utf-8") if opts["out"] else None  # noqa: SIM115
@@ -83,6 +92,7 @@ class Command(BaseCommand):
             f"{game.id}: {count} games, {seats} seats, {count / elapsed:.1f} games/s,"
             f" {moves / count:.1f} moves on average"
         )
+        # Column heads above fixed-width numbers: kept as they are in every language.
         self.stdout.write("seat  bot        won    lost")
         for seat in range(seats):
             self.stdout.write(
@@ -90,4 +100,4 @@ class Command(BaseCommand):
                 f"{100 * losses[seat] / count:5.1f}%"
             )
         if opts["out"]:
-            self.stdout.write(f"records written to {opts['out']}")
+            self.stdout.write(gettext("records written to %(value)s") % {"value": opts["out"]})

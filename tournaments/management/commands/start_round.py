@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.db import transaction
+from django.utils.translation import gettext
 
 from tournaments.management.commands.show_seating import seating_lines
+from tournaments.management.language import LanguageCommand
 from tournaments.models import Player, Round, Tournament
 from tournaments.services import (
     ServiceError,
@@ -32,7 +34,10 @@ from tournaments.services import (
 def _pair(tournament: Tournament, text: str, option: str) -> tuple[Player, Player]:
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != 2 or not all(parts):
-        raise CommandError(f"{option} {text!r}: write two player names separated by a comma")
+        raise CommandError(
+            gettext("%(option)s %(text)r: write two player names separated by a comma")
+            % {"option": option, "text": text}
+        )
     return find_player(tournament.club, parts[0]), find_player(tournament.club, parts[1])
 
 
@@ -41,12 +46,15 @@ def _fixed(tournament: Tournament, texts: list[str]) -> dict[Player | int, int]:
     for text in texts:
         name, _, number = text.rpartition("=")
         if not name or not number.strip().isdigit():
-            raise CommandError(f"--fix {text!r}: write PLAYER=TABLE, tables counting from 1")
+            raise CommandError(
+                gettext("--fix %(text)r: write PLAYER=TABLE, tables counting from 1")
+                % {"text": text}
+            )
         fixed[find_player(tournament.club, name)] = int(number)
     return fixed
 
 
-class Command(BaseCommand):
+class Command(LanguageCommand):
     help = "Seat the next round and begin it (or adjust and begin a round already seated)."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -75,8 +83,11 @@ class Command(BaseCommand):
         self.stdout.write("\n".join(seating_lines(round_)))
         if opts["no_begin"]:
             self.stdout.write(
-                "The round is seated, not begun: adjust it (--swap, --fix, --apart with"
-                " --no-begin) or begin it (start_round without --no-begin)."
+                gettext(
+                    "The round is seated, not begun: adjust it (--swap, "
+                    "--fix, --apart with --no-begin) or begin it "
+                    "(start_round without --no-begin)."
+                )
             )
 
     def seat(self, tournament: Tournament, opts: dict[str, Any]) -> Round:
@@ -87,8 +98,11 @@ class Command(BaseCommand):
         if last is not None and last.status == Round.Status.SEATED:
             if opts["auto_check_in"]:
                 raise CommandError(
-                    f"round {last.number} is seated already: check players in with check_in"
-                    " and re-seat it with --fix/--apart"
+                    gettext(
+                        "round %(last_number)s is seated already: check players "
+                        "in with check_in and re-seat it with --fix/--apart"
+                    )
+                    % {"last_number": last.number}
                 )
             if fixed or apart:
                 last = reseat(last, fixed=fixed, apart=apart)

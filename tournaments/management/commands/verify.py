@@ -16,11 +16,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
 
 from engine.fairness import FairnessError, check_shuffle
 from engine.record import RecordError, import_record
 from engine.registry import get_game
+from tournaments.management.language import LanguageCommand
 
 
 def read_records(text: str) -> list[Any]:
@@ -35,7 +37,10 @@ def read_records(text: str) -> list[Any]:
             try:
                 records.append(json.loads(line))
             except ValueError as error:
-                raise CommandError(f"line {number} is not JSON: {error}") from None
+                raise CommandError(
+                    gettext("line %(number)s is not JSON: %(error)s")
+                    % {"number": number, "error": error}
+                ) from None
         return records
     return data if isinstance(data, list) else [data]
 
@@ -58,7 +63,7 @@ def check_record(record: Any) -> str:
     return f"OK ({what}; shuffle checked against commitment {str(shuffle['commitment'])[:12]}…)"
 
 
-class Command(BaseCommand):
+class Command(LanguageCommand):
     help = "Check game records: every move, the result and, for our own games, the shuffle."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -71,7 +76,9 @@ class Command(BaseCommand):
         try:
             text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
         except OSError as error:
-            raise CommandError(f"cannot read {name}: {error}") from None
+            raise CommandError(
+                gettext("cannot read %(name)s: %(error)s") % {"name": name, "error": error}
+            ) from None
         records = read_records(text)
         failed = 0
         for number, record in enumerate(records, 1):
@@ -87,7 +94,12 @@ class Command(BaseCommand):
             except (KeyError, TypeError, AttributeError) as error:
                 failed += 1
                 line = f"FAILED: malformed record ({type(error).__name__}: {error})"
-            self.stdout.write(f"record {number}: {line}")
-        self.stdout.write(f"{len(records) - failed} passed, {failed} failed")
+            self.stdout.write(
+                gettext("record %(number)s: %(line)s") % {"number": number, "line": line}
+            )
+        self.stdout.write(
+            gettext("%(value)s passed, %(failed)s failed")
+            % {"value": len(records) - failed, "failed": failed}
+        )
         if failed:
             sys.exit(1)
