@@ -10,13 +10,13 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.db.models import QuerySet
-from django.utils.translation import gettext, ngettext, pgettext_lazy
+from django.utils.translation import get_language_info, gettext, ngettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from engine.bots import bot_levels
 from engine.registry import all_games
 from tournaments.models import BOT_LEVEL_WORDS, Club, Player, Tournament
-from tournaments.services import ServiceError
+from tournaments.services import ServiceError, queries
 from tournaments.services.tournaments import SERIES_KIND_WORDS, series_kinds, series_refusal
 
 #: The series kinds (:mod:`engine.series`) in words; the games scored by each are named
@@ -38,7 +38,7 @@ def games_of_series() -> dict[str, list[str]]:
 
 def series_choices() -> list[tuple[str, str]]:
     """The series a tournament may choose, each with the games whose results it scores."""
-    names = {g.id: g.name for g in all_games()}
+    names = {g.id: queries.game_name(g.id) for g in all_games()}
     choices = [("", gettext("the game's usual series"))]
     for kind, games in games_of_series().items():
         words = str(SERIES_WORDS.get(kind, kind))
@@ -155,7 +155,7 @@ class TournamentForm(forms.Form):
                     "%(game)s (%(least)d–%(most)d players)",
                     g.max_seats,
                 )
-                % {"game": g.name, "least": g.min_seats, "most": g.max_seats},
+                % {"game": queries.game_name(g.id), "least": g.min_seats, "most": g.max_seats},
             )
             for g in all_games()
         ]
@@ -384,5 +384,11 @@ class ClubLanguageForm(forms.Form):
             "For the club's pages and its members when a person has not chosen one and"
             " their browser asks for none of these."
         ),
-        choices=[("", _("none: the browser's"))] + list(settings.LANGUAGES),
+        choices=lambda: [
+            ("", gettext("none: the browser's")),
+            *(
+                (code, get_language_info(code)["name_translated"])
+                for code, _name in settings.LANGUAGES
+            ),
+        ],
     )

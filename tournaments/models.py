@@ -174,6 +174,14 @@ class AccountLanguage(models.Model):
 BOT_LEVEL_WORDS = {"random": gettext_lazy("random bot"), "heuristic": gettext_lazy("heuristic bot")}
 
 
+def bot_words(level: str) -> str:
+    """A bot level in the reader's language («эвристический бот»); ``""`` for none."""
+    if not level:
+        return ""
+    known = BOT_LEVEL_WORDS.get(level)
+    return str(known) if known else gettext("%(level)s bot") % {"level": level}
+
+
 class Player(models.Model):
     """A person (optionally linked to a login) or a bot of a given level, in one club."""
 
@@ -199,7 +207,7 @@ class Player(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.name} (bot {self.bot_level})" if self.bot_level else self.name
+        return f"{self.name} ({self.bot_words})" if self.bot_level else self.name
 
     @property
     def is_bot(self) -> bool:
@@ -208,10 +216,7 @@ class Player(models.Model):
     @property
     def bot_words(self) -> str:
         """What the player is, in the reader's language (``""`` for a person)."""
-        if not self.bot_level:
-            return ""
-        known = BOT_LEVEL_WORDS.get(self.bot_level)
-        return str(known) if known else gettext("%(level)s bot") % {"level": self.bot_level}
+        return bot_words(self.bot_level)
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         # The last guard of issue 17's attack (an organiser relinking a seated

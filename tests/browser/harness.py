@@ -31,7 +31,7 @@ from engine.series import SeriesFormat  # noqa: E402
 from tests.factories import ONE_DEAL, PAGE_SEATS, begin_round  # noqa: E402
 from tournaments import services  # noqa: E402
 from tournaments.management.commands.play_bots import run_all_bots  # noqa: E402
-from tournaments.models import Club, Game, Round, Table, TableSeat, Tournament  # noqa: E402
+from tournaments.models import Club, Game, Player, Round, Table, TableSeat, Tournament  # noqa: E402
 from tournaments.workers.autoplay import (  # noqa: E402
     advance_bot_tournament,
     bot_to_act,
@@ -334,6 +334,18 @@ def cmd_tournament(tournament: int) -> dict[str, Any]:
     return {"status": row.status, "rounds": rounds, "tables": _tables(row), "name": row.name}
 
 
+def cmd_names() -> dict[str, Any]:
+    """Every name people typed into this database: clubs, players, tournaments, logins."""
+    return {
+        "names": [
+            *Club.objects.values_list("name", flat=True),
+            *Player.objects.values_list("name", flat=True),
+            *Tournament.objects.values_list("name", flat=True),
+            *User.objects.values_list("username", flat=True),
+        ]
+    }
+
+
 def main() -> None:
     bots = Bots()
     bots.thread.start()
@@ -348,6 +360,7 @@ def main() -> None:
         "tournament": cmd_tournament,
         "pickups": cmd_pickups,
         "seats": cmd_seats,
+        "names": cmd_names,
     }
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:

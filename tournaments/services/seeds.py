@@ -25,7 +25,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from engine.contract import IllegalAction
 from engine.fairness import FairnessError, check_client_seed, commitment
@@ -179,9 +179,13 @@ def check_seating_may_change(round_: Round) -> None:
     late = contributed_since_seating(round_)
     if not late:
         return
-    names = ", ".join(p.name for p in late[:3]) + (
-        f" and {len(late) - 3} more" if len(late) > 3 else ""
-    )
+    names = ", ".join(p.name for p in late[:3])
+    if len(late) > 3:
+        more = len(late) - 3
+        names = ngettext("%(names)s and %(count)s more", "%(names)s and %(count)s more", more) % {
+            "names": names,
+            "count": more,
+        }
     raise ServiceError(
         gettext(
             "round %(number)s's seating is fixed: %(names)s set a client "

@@ -65,7 +65,7 @@ def game_defaults() -> list[str]:
     return [
         gettext("%(game)s: tables of %(least)s–%(most)s, %(series)s")
         % {
-            "game": g.name,
+            "game": queries.game_name(g.id),
             "least": g.min_seats,
             "most": g.max_seats,
             "series": series_text(g.default_series.to_json()),

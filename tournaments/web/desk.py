@@ -188,9 +188,8 @@ Command = Callable[[HttpRequest, Tournament], str | HttpResponseBase]
 def _posted_player(request: HttpRequest, tournament: Tournament, name: str = "player") -> Player:
     raw = request.POST.get(name, "")
     if not raw.isdecimal():
-        raise services.ServiceError(
-            _("choose a player (%(field)s is missing)") % {"field": name}, name
-        )
+        # The field names the input at fault for programs; a person is asked to choose.
+        raise services.ServiceError(_("choose a player"), name)
     return _club_player(tournament, int(raw))
 
 

@@ -74,7 +74,7 @@ def home(request: HttpRequest) -> HttpResponse:
     games = [
         {
             "id": g.id,
-            "name": g.name,
+            "name": queries.game_name(g.id),
             "players": f"{g.min_seats}–{g.max_seats}",
             "cards": len(g.deck),
             "series": g.default_series,

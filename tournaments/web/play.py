@@ -133,7 +133,12 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
         try:
             sequence = _submit(game.pk, seat, action, expected)
         except IllegalAction as error:
-            message = gettext("Not allowed: %(reason)s") % {"reason": refusal(error)}
+            # A type no button sends is no action of this page: its refusal lists the API's
+            # action types, words for programs.
+            if error.field == "type":
+                message = gettext("That was not an action: choose one of the buttons.")
+            else:
+                message = gettext("Not allowed: %(reason)s") % {"reason": refusal(error)}
             status = 400
         except Conflict:
             message = gettext("The game moved on before your move arrived: choose again.")

@@ -38,6 +38,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from events import store
 from events.models import Event
@@ -306,20 +307,27 @@ def table_seat(target: TableSeat | Game | int, seat: int | None = None) -> Table
     if isinstance(target, TableSeat):
         return target
     if seat is None:
-        raise ServiceError("name the seat of the game: seat=<number>", "seat")
+        raise ServiceError(gettext("name the seat of the game: seat=<number>"), "seat")
     game = target if isinstance(target, Game) else game_row(target)
     if game is None:
-        raise ServiceError(f"there is no game {target}: give the id of a tournament game", "game")
+        raise ServiceError(
+            gettext("there is no game %(game)s: give the id of a tournament game")
+            % {"game": target},
+            "game",
+        )
     table = table_id_of(game)
     if table is None:
         raise ServiceError(
-            f"game {game.pk} is not played at a tournament table: its seats have no players",
+            gettext("game %(game)s is not played at a tournament table: its seats have no players")
+            % {"game": game.pk},
             "game",
         )
     row = TableSeat.objects.filter(table_id=table, seat=seat).first()
     if row is None:
         raise ServiceError(
-            f"game {game.pk} has no seat {seat}: seats are 0..{game.seats - 1}", "seat"
+            gettext("game %(game)s has no seat %(seat)s: seats are 0..%(last)s")
+            % {"game": game.pk, "seat": seat, "last": game.seats - 1},
+            "seat",
         )
     return row
 
@@ -346,7 +354,8 @@ def hand_to_bot(
         row = TableSeat.objects.select_for_update().get(pk=table_seat(target, seat).pk)
         if user is not None and not _may_change(row, user):
             raise PermissionDenied(
-                f"only {row.player.name} or an organiser of the club may hand this seat to a bot"
+                gettext("only %(name)s or an organiser of the club may hand this seat to a bot")
+                % {"name": row.player.name}
             )
         if not row.autoplay:
             row.autoplay = True
@@ -374,11 +383,16 @@ def take_back_seat(
             .get(pk=table_seat(target, seat).pk)
         )
         if row.player.is_bot:
-            raise PermissionDenied(f"{row.player.name} is a bot: nobody can take the seat back")
+            raise PermissionDenied(
+                gettext("%(name)s is a bot: nobody can take the seat back")
+                % {"name": row.player.name}
+            )
         if not _may_change(row, user):
             raise PermissionDenied(
-                f"only {row.player.name} (logged in) or an organiser of the club may take"
-                " this seat back"
+                gettext(
+                    "only %(name)s (logged in) or an organiser of the club may take this seat back"
+                )
+                % {"name": row.player.name}
             )
         row.autoplay = False
         row.timeouts_in_a_row = 0

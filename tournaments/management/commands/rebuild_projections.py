@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from django.utils.translation import ngettext
+
 from tournaments import play as service
 from tournaments.management.language import LanguageCommand
 from tournaments.models import Game
@@ -24,7 +26,19 @@ class Command(LanguageCommand):
         rebuilt = service.rebuild_projections()
         over = Game.objects.filter(status=Game.Status.OVER).count()
         self.stdout.write(
-            f"rebuilt {rebuilt} games ({over} over, {rebuilt - over} running) from their events"
-            f" in {time.perf_counter() - started:.2f}s; {before} rows before,"
-            f" {Game.objects.count()} after"
+            ngettext(
+                "rebuilt %(count)s game (%(over)s over, %(running)s running) from its events in"
+                " %(seconds).2fs; %(before)s rows before, %(after)s after",
+                "rebuilt %(count)s games (%(over)s over, %(running)s running) from their events"
+                " in %(seconds).2fs; %(before)s rows before, %(after)s after",
+                rebuilt,
+            )
+            % {
+                "count": rebuilt,
+                "over": over,
+                "running": rebuilt - over,
+                "seconds": time.perf_counter() - started,
+                "before": before,
+                "after": Game.objects.count(),
+            }
         )

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from engine.bots import bot_levels, make_bot
 from engine.play import new_deal, play_bots
@@ -89,8 +89,20 @@ class Command(LanguageCommand):
                 out.close()
         elapsed = time.perf_counter() - started
         self.stdout.write(
-            f"{game.id}: {count} games, {seats} seats, {count / elapsed:.1f} games/s,"
-            f" {moves / count:.1f} moves on average"
+            ngettext(
+                "%(game)s: %(count)s game, %(seats)s seats, %(rate).1f games/s,"
+                " %(moves).1f moves on average",
+                "%(game)s: %(count)s games, %(seats)s seats, %(rate).1f games/s,"
+                " %(moves).1f moves on average",
+                count,
+            )
+            % {
+                "game": game.id,
+                "count": count,
+                "seats": seats,
+                "rate": count / elapsed,
+                "moves": moves / count,
+            }
         )
         # Column heads above fixed-width numbers: kept as they are in every language.
         self.stdout.write("seat  bot        won    lost")
