@@ -93,7 +93,7 @@ urlpatterns = [
     ),
     path("tables/<id:table_id>/", tournament_pages.table_detail, name="table"),
     path("rules/", rules.rules_index, name="rules"),
-    path("rules/<slug:game_id>", rules.rules_game, name="rules-game"),
+    path("rules/<slug:kind>", rules.rules_game, name="rules-game"),
     path("games/<id:game_id>/", games.game_detail, name="game"),
     path("games/<id:game_id>/replay", replay.game_replay, name="game-replay"),
     path("games/<id:game_id>/play", play.game_play, name="game-play"),

@@ -12,12 +12,12 @@ def rules_index(request: HttpRequest) -> HttpResponse:
     return render(request, "rules/index.html", {"games": rules_pages()})
 
 
-def rules_game(request: HttpRequest, game_id: str) -> HttpResponse:
-    template = rules_template(game_id)
+def rules_game(request: HttpRequest, kind: str) -> HttpResponse:
+    template = rules_template(kind)
     if template is None:
         raise Http404
     pages = rules_pages()
-    page = next(p for p in pages if p.id == game_id)
+    page = next(p for p in pages if p.id == kind)
     return render(
         request,
         template,
@@ -26,6 +26,6 @@ def rules_game(request: HttpRequest, game_id: str) -> HttpResponse:
             "game_name": page.name,
             "min_seats": page.min_seats,
             "max_seats": page.max_seats,
-            "others": [p for p in pages if p.id != game_id],
+            "others": [p for p in pages if p.id != kind],
         },
     )
