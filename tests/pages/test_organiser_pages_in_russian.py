@@ -72,7 +72,7 @@ def test_the_desk_and_its_messages_are_in_russian(world: PageWorld) -> None:
     answer = client.post(f"{desk}/register", {"players": ids}, follow=True)
     page = answer.content.decode()
     assert "Зарегистрированы: Bot 0, Bot 1, Bot 2." in page
-    assert "умный бот" in page and "случайный бот" in page
+    assert "бот со стратегией" in page and "случайный бот" in page
     _absent(page, "Registered Bot", "heuristic bot", "random bot")
     answer = client.post(f"{desk}/check-in-all", follow=True)
     assert "На тур 1 отмечены 3 игрока." in answer.content.decode()
