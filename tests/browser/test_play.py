@@ -66,6 +66,8 @@ def test_a_person_plays_a_whole_game_by_clicking(page: Any, harness: Harness, ki
     assert page.url.endswith(f"/games/{setup['game']}/play")
     # Their own cards are shown to them only, the table is live, the clock runs.
     assert page.locator(".seat.me").count() == 1
+    # live.js marks the stream open once it runs, after the deferred JavaScript catalog.
+    page.wait_for_selector("[data-live][data-streams='1']", state="attached", timeout=15_000)
     assert page.get_attribute("[data-live]", "data-streams") == "1"
     if page.locator("#play").get_attribute("data-waiting") == "true":
         assert page.locator(".your-move .clock").count() == 1
