@@ -1,14 +1,16 @@
 """Test-wide fixtures: which real services answer, and what to do when one does not.
 
-Tests that need PostgreSQL or Redis are marked ``postgres`` / ``redis``.  Where a
-service does not answer, a newcomer's ``make test`` skips those tests and says
-why; under ``CI=true`` a missing service is a failure, never a skip.
+Tests that need PostgreSQL, Redis or GNU gettext are marked ``postgres`` / ``redis`` /
+``gettext``.  Where a service does not answer (or gettext is missing), a newcomer's
+``make test`` skips those tests and says why; under ``CI=true`` that is a failure, never
+a skip.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
 from collections.abc import Iterator
 from urllib.parse import urlparse
@@ -48,22 +50,37 @@ def redis_url() -> str:
     return os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 
 
+#: The GNU gettext programs the translation checks run (tests/project/test_translations.py).
+GETTEXT_TOOLS = ("msgattrib", "msgfmt", "xgettext")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     needs = {
-        "postgres": (lambda: _answers(postgres_url(), 5432), "PostgreSQL"),
-        "redis": (lambda: _answers(redis_url(), 6379), "Redis"),
+        "postgres": (
+            lambda: _answers(postgres_url(), 5432),
+            lambda: f"PostgreSQL does not answer at {postgres_url()}",
+        ),
+        "redis": (
+            lambda: _answers(redis_url(), 6379),
+            lambda: f"Redis does not answer at {redis_url()}",
+        ),
+        "gettext": (
+            lambda: all(shutil.which(tool) for tool in GETTEXT_TOOLS),
+            lambda: f"GNU gettext ({', '.join(GETTEXT_TOOLS)}) is not installed",
+        ),
     }
-    for marker, (probe, name) in needs.items():
+    for marker, (probe, why) in needs.items():
         marked = [item for item in items if item.get_closest_marker(marker)]
         if not marked or probe():
             continue
-        reason = (
-            f"{name} does not answer at {postgres_url() if marker == 'postgres' else redis_url()}"
-        )
+        reason = why()
         if IN_CI:
-            raise pytest.UsageError(f"CI=true and {reason}: start it (see .ci/run), tests need it")
+            raise pytest.UsageError(
+                f"CI=true and {reason}: start or install it (see .ci/run; make test"
+                " installs gettext), tests need it"
+            )
         for item in marked:
-            item.add_marker(pytest.mark.skip(reason=f"{reason} (start it to run this test)"))
+            item.add_marker(pytest.mark.skip(reason=f"{reason} (start or install it to run it)"))
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -69,6 +69,16 @@ def test_any_api_body_announced_over_the_limit_is_a_413_before_it_arrives(settin
         assert status == 413 and "at most 2048" in problem["detail"], (path, problem)
 
 
+def test_a_body_refused_for_its_size_is_refused_in_the_language_asked(settings: Any) -> None:
+    # The refusal comes before the language middleware runs: it reads Accept-Language itself.
+    headers = [(b"content-length", b"880000"), (b"accept-language", b"ru-RU,ru;q=0.9")]
+    status, problem = asyncio.run(_post_part(VERIFY, headers, [b'{"moves": [']))
+    assert status == 413 and problem["type"] == "/api/v1/problems/payload-too-large"
+    assert problem["title"] == "Тело запроса слишком большое", problem
+    assert problem["detail"].startswith("в теле запроса 880000 байт"), problem
+    assert "PARLOUR_RECORD_MAX_BYTES, самая большая принимаемая запись" in problem["detail"]
+
+
 @pytest.mark.django_db
 def test_a_body_without_a_length_is_read_only_up_to_its_limit(settings: Any) -> None:
     settings.PARLOUR_RECORD_MAX_BYTES = 4096

@@ -11,6 +11,7 @@ here, and so does a Russian page with an English word on it.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from html.parser import HTMLParser
@@ -28,8 +29,11 @@ from tournaments.models import Game, Table
 pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[2]
-#: The binding conventions, beside the project as the seeds are (docs/rules/README.md).
-CONVENTIONS_MD = ROOT.parent / "shared" / "rules" / "CONVENTIONS.md"
+#: The binding conventions, beside the project as the seeds are (docs/rules/README.md), or
+#: where PARLOUR_SHARED says the shared folder is (a clone made elsewhere).
+CONVENTIONS_MD = (
+    Path(os.environ.get("PARLOUR_SHARED") or ROOT.parent / "shared") / "rules" / "CONVENTIONS.md"
+)
 GAMES = ("give_away", "old_maid", "bhabhi", "give_and_take")
 LANGUAGES = ("en", "ru")
 
@@ -121,7 +125,8 @@ def conventions_md_bullets() -> dict[str | None, list[str]]:
 
 
 @pytest.mark.skipif(
-    not CONVENTIONS_MD.exists(), reason=f"{CONVENTIONS_MD} is not beside the project"
+    not CONVENTIONS_MD.exists(),
+    reason=f"{CONVENTIONS_MD} is not beside the project (PARLOUR_SHARED=path/to/shared)",
 )
 def test_every_bullet_of_conventions_md_has_an_id_and_every_id_a_bullet() -> None:
     bullets = conventions_md_bullets()

@@ -22,10 +22,7 @@ DOMAINS = ("django", "djangojs")
 #: benches or examples).
 SOURCES = ("manage.py", "parlour", "engine", "events", "tournaments", "templates", "locale")
 
-needs_gettext = pytest.mark.skipif(
-    shutil.which("msgattrib") is None or shutil.which("xgettext") is None,
-    reason="GNU gettext (msgattrib, xgettext) is not installed: `make test` installs it",
-)
+needs_gettext = pytest.mark.gettext
 
 
 def catalogs() -> list[Path]:

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
+from django.utils import translation
+from django.utils.translation import gettext
 
 from tournaments.api import throttling
 from tournaments.api.parsers import body_limit
@@ -29,6 +31,7 @@ from tournaments.api.problems import (
     unavailable_page,
     unavailable_reason,
 )
+from tournaments.languages import language_of
 
 
 class ApiProblemMiddleware:
@@ -38,6 +41,10 @@ class ApiProblemMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if not is_api(request):
             return self.get_response(request)
+        # The API's language is Accept-Language's alone (tournaments/languages.py), so it
+        # is known here already: a body refused before the language middleware runs is
+        # refused in the language asked for too.
+        translation.activate(language_of(request))
         response = self._refuse_body(request) or self.get_response(request)
         throttling.add_headers(request, response)
         return response
@@ -52,7 +59,7 @@ class ApiProblemMiddleware:
         except ValueError:
             return problem_response(
                 "bad-request",
-                f"Content-Length {length!r} is not a number of bytes",
+                gettext("Content-Length %(length)r is not a number of bytes") % {"length": length},
                 field="Content-Length",
                 request=request,
             )
@@ -60,7 +67,8 @@ class ApiProblemMiddleware:
         if limit is not None and size > limit[0]:
             return problem_response(
                 "payload-too-large",
-                f"the body has {size} bytes; the server accepts at most {limit[0]}{limit[1]}",
+                gettext("the body has %(size)d bytes; the server accepts at most %(limit)d%(why)s")
+                % {"size": size, "limit": limit[0], "why": limit[1]},
                 request=request,
             )
         return None

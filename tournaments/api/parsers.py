@@ -12,6 +12,7 @@ from typing import IO, Any
 
 from django.conf import settings
 from django.urls import Resolver404, resolve
+from django.utils.translation import gettext
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
@@ -22,13 +23,13 @@ MAX_JSON_DEPTH = 32
 
 
 def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise ValueError(gettext("%(name)s is not JSON") % {"name": name})
 
 
 def _finite_float(text: str) -> float:
     number = float(text)
     if math.isinf(number):
-        raise ValueError(f"the number {text[:20]}… is too large")
+        raise ValueError(gettext("the number %(start)s… is too large") % {"start": text[:20]})
     return number
 
 
@@ -41,12 +42,15 @@ def load_json(text: str) -> Any:
     RecursionError, here or in any code that walks the value later), the
     ``NaN``/``Infinity`` literals and numbers too large for a float.
     """
+    too_deep = gettext("the JSON is nested deeper than %(levels)d levels") % {
+        "levels": MAX_JSON_DEPTH
+    }
     try:
         value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except RecursionError:
-        raise ValueError(f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels") from None
+        raise ValueError(too_deep) from None
     if _deeper_than(value, MAX_JSON_DEPTH):
-        raise ValueError(f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels")
+        raise ValueError(too_deep)
     return value
 
 
@@ -74,12 +78,13 @@ class LimitedJSONParser(JSONParser):
     the parser reads one byte past the limit and refuses with 413.
     """
 
-    #: Where the limit comes from, for the 413's message.
-    limit_name = ""
-
     def limit(self) -> int:
         """The most bytes a body may have (0: no limit)."""
         return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0)
+
+    def limit_name(self) -> str:
+        """Where the limit comes from, for the 413's message (in the request's language)."""
+        return ""
 
     def parse(
         self,
@@ -92,19 +97,25 @@ class LimitedJSONParser(JSONParser):
         limit = self.limit()
         raw = stream.read(limit + 1) if limit else stream.read()
         if limit and len(raw) > limit:
-            raise PayloadTooLarge(f"the body is larger than {limit} bytes{self.limit_name}")
+            raise PayloadTooLarge(
+                gettext("the body is larger than %(limit)d bytes%(why)s")
+                % {"limit": limit, "why": self.limit_name()}
+            )
         encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET
         try:
             text = raw.decode(encoding)
             return load_json(text)
         except (UnicodeDecodeError, ValueError) as error:
-            raise ParseError(f"the body is not valid JSON: {error}") from None
+            raise ParseError(
+                gettext("the body is not valid JSON: %(error)s") % {"error": error}
+            ) from None
 
 
 class RecordJSONParser(LimitedJSONParser):
     """A portable record's body: at most ``PARLOUR_RECORD_MAX_BYTES`` (verify and import)."""
 
-    limit_name = " (PARLOUR_RECORD_MAX_BYTES, the largest record taken)"
+    def limit_name(self) -> str:
+        return gettext(" (PARLOUR_RECORD_MAX_BYTES, the largest record taken)")
 
     def limit(self) -> int:
         return min(
@@ -127,5 +138,5 @@ def body_limit(path: str) -> tuple[int, str] | None:
         if isinstance(parser, type) and issubclass(parser, LimitedJSONParser):
             limit = parser().limit()
             if limit:
-                found.append((limit, parser.limit_name))
+                found.append((limit, parser().limit_name()))
     return min(found, key=lambda item: item[0]) if found else None
