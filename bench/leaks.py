@@ -49,6 +49,9 @@ def main() -> None:
         "--stride", type=int, default=1, help="a viewer reads every N steps (staggered)"
     )
     parser.add_argument("--only", default="", help="one game (default: all four)")
+    parser.add_argument(
+        "--language", default="en", choices=["en", "ru"], help="the language viewers ask for"
+    )
     args = parser.parse_args()
 
     # Stopped by a signal, it still drops its database (the finally below).
@@ -94,7 +97,11 @@ def main() -> None:
                 started = time.perf_counter()
                 for n in range(args.games):
                     seats = counts[n % len(counts)]
-                    tally.add(play_game(kind, seats, args.first + n, args.per_step, args.stride))
+                    tally.add(
+                        play_game(
+                            kind, seats, args.first + n, args.per_step, args.stride, args.language
+                        )
+                    )
                     if (n + 1) % 25 == 0 and n + 1 < args.games:
                         print(
                             f"  {kind}: {tally.games} games, {tally.steps} steps,"

@@ -10,7 +10,9 @@ caller, a club player without a seat and the club's organiser.  Surfaces: the ga
 view, its long-poll, its events, its record (refused while the game runs), its
 stream, the table, the tournament, the tournament's stream, and the pages a viewer
 can open (game, replay, table, tournament, a seat's play page) with their
-fragments.  Each step every viewer reads ``per_step`` of those surfaces, in turn,
+fragments, in the language each viewer's browser asks for (English, or Russian: the
+card names and sentences looked for are in both, ``WORDS`` and :func:`spoken_names`).
+Each step every viewer reads ``per_step`` of those surfaces, in turn,
 so over a game each viewer reads each of them many times; at a step with a secret
 that lasts only a step or two (a pending declaration, a blind draw not yet led)
 every viewer reads every surface that shows the moves (events, streams, the pages'
@@ -76,16 +78,66 @@ SEAT_COUNTS = {
     "bhabhi": range(3, 9),
     "give_and_take": range(2, 5),
 }
-#: The log's sentence of a draw that names its card (Old Maid's from the offered fan, or from
-#: a named player's fan; Bhabhi's blind draw).
-DRAWN = re.compile(
-    r'<li value="\d+">([^<]*?) draws (?:card \d+ of [^<]*?|blind from the discard pile):'
-    r' <span class="card[^>]*data-card="(\w\w)"'
-)
-#: A badge of a declared value beside a card still shown face down (a pending declaration).
-HIDDEN_BADGE = re.compile(
-    r'aria-label="a card just turned, not yet revealed"></span>\s*<span class="badge"'
-)
+#: A card's name in Russian, in any case («дама», «даму», «дамы», «дамой» червей): each rank's
+#: stem and each suit's genitive plural, written here rather than read from the catalog.
+RANK_STEMS_RU = {
+    "A": "туз",
+    "K": "корол",
+    "Q": "дам",
+    "J": "валет",
+    "T": "десятк",
+    "9": "девятк",
+    "8": "восьм[её]рк",
+    "7": "сем[её]рк",
+    "6": "шест[её]рк",
+    "5": "пят[её]рк",
+    "4": "четв[её]рк",
+    "3": "тройк",
+    "2": "двойк",
+}
+SUITS_RU = {"S": "пик", "H": "червей", "D": "бубен", "C": "треф"}
+
+
+@dataclass(frozen=True)
+class Words:
+    """The sentences of a page's language that would tell a secret."""
+
+    #: The log's sentence of a draw that names its card (Old Maid's from the offered fan, or
+    #: from a named player's fan; Bhabhi's blind draw): (who, card).
+    drawn: re.Pattern[str]
+    #: A badge of a declared value beside a card still shown face down.
+    hidden_badge: re.Pattern[str]
+    #: The log's sentence of a declaration, and the words for its piles.
+    declared: str
+    piles: dict[str, str]
+
+
+#: The leak check reads the pages in each of these languages (Accept-Language).
+WORDS = {
+    "en": Words(
+        drawn=re.compile(
+            r'<li value="\d+">([^<]*?) draws (?:card \d+ of [^<]*?|blind from the discard pile):'
+            r' <span class="card[^>]*data-card="(\w\w)"'
+        ),
+        hidden_badge=re.compile(
+            r'aria-label="a card just turned, not yet revealed"></span>\s*<span class="badge"'
+        ),
+        declared="{who} counts the ace on their {pile} pile as {value}",
+        piles={"left": "left", "right": "right"},
+    ),
+    "ru": Words(
+        drawn=re.compile(
+            r'<li value="\d+">([^<]*?) (?:тянет карту № \d+ из [^<]*?'
+            r'|вслепую тянет карту из сброса): <span class="card[^>]*data-card="(\w\w)"'
+        ),
+        hidden_badge=re.compile(
+            r'aria-label="карта только что перевёрнута, ещё не открыта"></span>\s*'
+            r'<span class="badge"'
+        ),
+        declared="{who} объявляет туза на своей {pile} стопке за {value}",
+        piles={"left": "левой", "right": "правой"},
+    ),
+}
 
 
 def strings(value: Any) -> Iterator[str]:
@@ -126,14 +178,23 @@ def dicts_in(value: Any) -> Iterator[dict[str, Any]]:
 
 
 def card_forms(card: str) -> list[str]:
-    """The ways a card is written in a response: its code, its spoken name, rank and symbol."""
-    suit, symbol = SUITS[card[1]]
+    """The ways a card is written in a response: its code, its spoken name (English or
+    Russian, in any case), rank and symbol."""
+    _suit, symbol = SUITS[card[1]]
     rank = "10" if card[0] == "T" else card[0]
     return [
         rf"(?<![A-Za-z0-9]){card}(?![A-Za-z0-9])",
-        re.escape(f"{RANKS[card[0]]} of {suit}"),
+        *spoken_names(card).values(),
         rf"(?<![A-Za-z0-9]){re.escape(rank + symbol)}",
     ]
+
+
+def spoken_names(card: str) -> dict[str, str]:
+    """A pattern of the card's spoken name in each language of the pages."""
+    return {
+        "en": re.escape(f"{RANKS[card[0]]} of {SUITS[card[1]][0]}"),
+        "ru": rf"(?<!\w){RANK_STEMS_RU[card[0]]}\w* {SUITS_RU[card[1]]}(?!\w)",
+    }
 
 
 @dataclass
@@ -290,9 +351,13 @@ class Viewer:
     seat: int | None
     token: str | None
     client: Client
+    #: The language the viewer's browser asks for (the pages', and the API's problems').
+    language: str = "en"
 
     def get(self, path: str) -> Any:
-        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        headers = {"Accept-Language": self.language}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
         return self.client.get(path, headers=headers)
 
 
@@ -307,6 +372,11 @@ class Tally:
     guarded: int = 0
     #: Steps with a fleeting secret (every surface read by every viewer).
     fleeting: int = 0
+    #: Sentences of draws naming their card found on pages (a viewer's own draws, or
+    #: draws of cards it has seen): the language's pattern finds what it looks for.
+    draws_told: int = 0
+    #: Sentences of revealed Give & Take declarations found on pages (likewise).
+    declarations_told: int = 0
     hits: list[str] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
@@ -316,6 +386,8 @@ class Tally:
         self.bytes += other.bytes
         self.guarded += other.guarded
         self.fleeting += other.fleeting
+        self.draws_told += other.draws_told
+        self.declarations_told += other.declarations_told
         self.hits += other.hits
 
 
@@ -328,10 +400,13 @@ def sse_data(text: str) -> list[Any]:
 class Checker:
     """Searches one response for one viewer's secrets; counts what it read."""
 
-    def __init__(self, secrets: Secrets, tally: Tally, names: list[str]) -> None:
+    def __init__(
+        self, secrets: Secrets, tally: Tally, names: list[str], language: str = "en"
+    ) -> None:
         self.secrets = secrets
         self.tally = tally
         self.names = names
+        self.words = WORDS[language]
 
     def hit(self, what: str, found: str) -> None:
         self.tally.hits.append(f"{what}: {found}")
@@ -414,17 +489,28 @@ class Checker:
             ):
                 self.hit(what, f"seat {seat}'s pending {side} declaration {pile['declared']}")
 
+    def told(self, declaration: Declaration) -> str:
+        """The log's sentence of ``declaration``, as a page writes it."""
+        return escape(
+            self.words.declared.format(
+                who=self.names[declaration.seat],
+                pile=self.words.piles[declaration.pile],
+                value=declaration.value,
+            )
+        )
+
     def check_page(self, what: str, text: str, secret: Secret) -> None:
-        for who, card in DRAWN.findall(text):
+        for who, card in self.words.drawn.findall(text):
+            self.tally.draws_told += 1
             drawer = self.names.index(unescape(who)) if unescape(who) in self.names else None
             if (drawer, card) in secret.draws:
                 self.hit(what, f"the sentence of {who}'s draw of {card!r}")
-        if HIDDEN_BADGE.search(text):
+        if self.words.hidden_badge.search(text):
             self.hit(what, "a declared value beside a card still face down")
+        for r in secret.revealed:
+            self.tally.declarations_told += self.told(r) in text
         for d in secret.pending:
-            told = escape(
-                f"{self.names[d.seat]} counts the ace on their {d.pile} pile as {d.value}"
-            )
+            told = self.told(d)
             public = sum(
                 1 for r in secret.revealed if (r.seat, r.pile, r.value) == (d.seat, d.pile, d.value)
             )
@@ -513,9 +599,9 @@ def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return dict(rng.choice(moving))
 
 
-def viewers_of(table: FuzzTable, tokens: dict[int, str]) -> list[Viewer]:
+def viewers_of(table: FuzzTable, tokens: dict[int, str], language: str = "en") -> list[Viewer]:
     """Every seat, an anonymous caller, the bystander and the organiser, each logged in;
-    ``tokens``: each seated player's token, by player."""
+    ``tokens``: each seated player's token, by player; each reads in ``language``."""
     game = table.game
     found: list[Viewer] = []
     for seat, entry in enumerate(game.context["seats"]):
@@ -523,8 +609,8 @@ def viewers_of(table: FuzzTable, tokens: dict[int, str]) -> list[Viewer]:
         assert user is not None
         client = Client()
         client.force_login(user)
-        found.append(Viewer(f"seat {seat}", seat, tokens[entry["player"]], client))
-    found.append(Viewer("anonymous", None, None, Client()))
+        found.append(Viewer(f"seat {seat}", seat, tokens[entry["player"]], client, language))
+    found.append(Viewer("anonymous", None, None, Client(), language))
     club = table.tournament.club
     bystander = Player.objects.get(club=club, name="Bystander").user
     organiser = club.organisers.first()
@@ -535,39 +621,44 @@ def viewers_of(table: FuzzTable, tokens: dict[int, str]) -> list[Viewer]:
         assert isinstance(user, User)
         client = Client()
         client.force_login(user)
-        found.append(Viewer(name, None, token, client))
+        found.append(Viewer(name, None, token, client, language))
     return found
 
 
-def play_game(kind: str, seats: int, seed: int, per_step: int = 1, stride: int = 1) -> Tally:
+def play_game(
+    kind: str, seats: int, seed: int, per_step: int = 1, stride: int = 1, language: str = "en"
+) -> Tally:
     """Play one random game of ``kind`` at ``seats`` through the API, checking as it goes.
 
-    Every ``stride`` steps (staggered by viewer) each viewer reads ``per_step`` surfaces.
-    The deals, chance moves, seating and choices all come from ``seed``.
+    Every ``stride`` steps (staggered by viewer) each viewer reads ``per_step`` surfaces,
+    asking for ``language``.  The deals, chance moves, seating and choices all come from
+    ``seed``.
     """
     with deterministic(zlib.crc32(f"{kind}-{seats}-{seed}".encode())):
-        return _play_game(kind, seats, seed, per_step, stride)
+        return _play_game(kind, seats, seed, per_step, stride, language)
 
 
-def _play_game(kind: str, seats: int, seed: int, per_step: int, stride: int) -> Tally:
+def _play_game(
+    kind: str, seats: int, seed: int, per_step: int, stride: int, language: str
+) -> Tally:
     tally = Tally(games=1)
     rng = random.Random(f"{kind}-{seats}-{seed}")
     table = fuzz_table(kind, seats, club=fuzz_club(max(4, seats)), rng=rng)
     secrets = Secrets(table)
-    checker = Checker(secrets, tally, list(table.game.players))
+    checker = Checker(secrets, tally, list(table.game.players), language)
     seated = table.game.context["seats"]
     tokens = {
         entry["player"]: token for entry, token in zip(seated, table.seat_tokens, strict=True)
     }
-    viewers = viewers_of(table, tokens)
+    viewers = viewers_of(table, tokens, language)
     step = 0
     while not table.current().is_over:
         assert step < 3000, "the game should have ended"
         if table.game.pk != secrets.game:
             # A drawn game does not count in a series: the table deals its next game.
             secrets = Secrets(table)
-            checker = Checker(secrets, tally, list(table.game.players))
-            viewers = viewers_of(table, tokens)
+            checker = Checker(secrets, tally, list(table.game.players), language)
+            viewers = viewers_of(table, tokens, language)
         secret = secrets.update()
         tally.guarded += any(bool(s) for s in secret.values())
         # A secret that lasts a step or two is looked for wherever moves are shown, by everyone.
@@ -612,4 +703,9 @@ def _play_game(kind: str, seats: int, seed: int, per_step: int, stride: int) -> 
     assert record.status_code == 200, record.content[:300]
     assert secrets.seed and secrets.seed in record.content.decode()
     assert record.json()["deck"] == list(secrets.deal["deck"])
+    # The card names searched for are the ones the pages write in this language: the
+    # replay, public now, names every card of the deck (a dealt hand on it).
+    replay = viewers[-1].get(f"/games/{game.pk}/replay").content.decode()
+    named = [c for c in secrets.deal["deck"] if re.search(spoken_names(c)[language], replay)]
+    assert named, f"no card of the deck is named on the {language} replay page"
     return tally

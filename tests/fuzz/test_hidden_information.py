@@ -27,6 +27,8 @@ import pytest
 from tests.fuzz.leaks import SEAT_COUNTS, play_game
 
 GAMES = [(kind, seats) for kind, counts in SEAT_COUNTS.items() for seats in counts]
+#: In Russian, each game once: the pages' sentences and card names in the other language.
+GAMES_IN_RUSSIAN = [("give_away", 3), ("old_maid", 3), ("bhabhi", 4), ("give_and_take", 3)]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -44,3 +46,18 @@ def test_no_response_stream_or_page_shows_a_viewer_anything_hidden_from_them(
         f"{kind} at {seats}: {tally.steps} steps, {tally.responses} responses, {tally.bytes} bytes,"
         f" {tally.fleeting} steps with a fleeting secret"
     )
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("kind,seats", GAMES_IN_RUSSIAN)
+def test_no_page_in_russian_shows_a_viewer_anything_hidden_from_them(kind: str, seats: int) -> None:
+    # Every viewer's browser asks for Russian: the pages' card names («даму червей») and
+    # sentences («тянет карту № 2 из веера…») are searched in Russian, in any case.
+    tally = play_game(kind, seats, seed=1, stride=2, language="ru")
+    assert not tally.hits, f"{len(tally.hits)} leaks, the first: {tally.hits[:5]}"
+    assert tally.guarded >= min(tally.steps, 3), (tally.guarded, tally.steps)
+    # The Russian patterns find what they look for where it may be shown.
+    if kind == "old_maid" or (kind == "bhabhi" and tally.fleeting):
+        assert tally.draws_told, "no Russian sentence of a draw was found"
+    if kind == "give_and_take":
+        assert tally.declarations_told, "no Russian sentence of a declaration was found"
