@@ -9,44 +9,53 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 
 class CauseKind(models.TextChoices):
     """Who or what caused an event."""
 
-    SEAT = "seat", "seat"
-    PLAYER = "player", "player"
-    BOT = "bot", "bot"
-    TIMEOUT = "timeout", "timeout"
-    ORGANISER = "organiser", "organiser"
-    SYSTEM = "system", "system"
+    SEAT = "seat", pgettext_lazy("caused by", "seat")
+    PLAYER = "player", pgettext_lazy("caused by", "player")
+    BOT = "bot", pgettext_lazy("caused by", "bot")
+    TIMEOUT = "timeout", pgettext_lazy("caused by", "timeout")
+    ORGANISER = "organiser", pgettext_lazy("caused by", "organiser")
+    SYSTEM = "system", pgettext_lazy("caused by", "system")
 
 
 class Event(models.Model):
     """One event of one stream; never changed, never deleted."""
 
     #: The stream (one per game: ``game-<id>``).
-    stream = models.CharField(max_length=200)
+    stream = models.CharField(max_length=200, verbose_name=gettext_lazy("stream"))
     #: 1, 2, 3 … within the stream, no gaps; ``(stream, sequence)`` is unique.
-    sequence = models.PositiveIntegerField()
+    sequence = models.PositiveIntegerField(verbose_name=gettext_lazy("sequence"))
     #: The event type (``dealt``, ``move``) and its version.
-    type = models.CharField(max_length=64)
-    version = models.PositiveSmallIntegerField(default=1)
+    type = models.CharField(max_length=64, verbose_name=gettext_lazy("type"))
+    version = models.PositiveSmallIntegerField(default=1, verbose_name=gettext_lazy("version"))
     #: The event itself (for games: the engine's event dict).
-    payload = models.JSONField()
+    payload = models.JSONField(verbose_name=gettext_lazy("payload"))
     #: Who caused it: a seat, a player, a bot, a timeout, the organiser, the system.
-    cause_kind = models.CharField(max_length=16, choices=CauseKind.choices)
-    cause_id = models.CharField(max_length=200, blank=True, default="")
-    recorded_at = models.DateTimeField()
+    cause_kind = models.CharField(
+        max_length=16, choices=CauseKind.choices, verbose_name=gettext_lazy("cause kind")
+    )
+    cause_id = models.CharField(
+        max_length=200, blank=True, default="", verbose_name=gettext_lazy("cause id")
+    )
+    recorded_at = models.DateTimeField(verbose_name=gettext_lazy("recorded at"))
     #: The idempotency key of the command that appended this event, on the first
     #: event of that append only (unique per stream), with the command's hash.
-    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
-    command_hash = models.CharField(max_length=64, blank=True, default="")
+    idempotency_key = models.CharField(
+        max_length=200, null=True, blank=True, verbose_name=gettext_lazy("idempotency key")
+    )
+    command_hash = models.CharField(
+        max_length=64, blank=True, default="", verbose_name=gettext_lazy("command hash")
+    )
     #: How many events the append that wrote this one wrote together.
-    batch_size = models.PositiveIntegerField(default=1)
+    batch_size = models.PositiveIntegerField(default=1, verbose_name=gettext_lazy("batch size"))
     #: The writing transaction's id on PostgreSQL (a database default set by
     #: migration 0002), 0 on SQLite: with ``id`` it is the global position.
-    tx = models.BigIntegerField(db_default=0)
+    tx = models.BigIntegerField(db_default=0, verbose_name=gettext_lazy("tx"))
 
     class Meta:
         constraints = [

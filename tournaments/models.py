@@ -29,38 +29,60 @@ class Game(models.Model):
         OVER = "over", pgettext_lazy("game status", "over")
 
     #: The engine id (``give_away``, ``old_maid``, ``bhabhi``, ``give_and_take``).
-    kind = models.CharField(max_length=32)
-    seats = models.PositiveSmallIntegerField()
-    dealer = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=32, verbose_name=gettext_lazy("kind"))
+    seats = models.PositiveSmallIntegerField(verbose_name=gettext_lazy("seats"))
+    dealer = models.PositiveSmallIntegerField(verbose_name=gettext_lazy("dealer"))
     #: One display name per seat.
-    players = models.JSONField(default=list)
-    options = models.JSONField(default=dict)
+    players = models.JSONField(default=list, verbose_name=gettext_lazy("players"))
+    options = models.JSONField(default=dict, verbose_name=gettext_lazy("options"))
     #: Seconds each seat has to act once it is waited for; ``None``: no clock.
-    turn_seconds = models.PositiveIntegerField(null=True, blank=True)
+    turn_seconds = models.PositiveIntegerField(
+        null=True, blank=True, verbose_name=gettext_lazy("turn seconds")
+    )
     #: Free JSON the creator attached (for example the tournament, round and table).
-    context = models.JSONField(null=True, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    context = models.JSONField(null=True, blank=True, verbose_name=gettext_lazy("context"))
+    status = models.CharField(
+        max_length=16,
+        choices=Status.choices,
+        default=Status.RUNNING,
+        verbose_name=gettext_lazy("status"),
+    )
     #: Sequence of the last event of the stream.
-    sequence = models.PositiveIntegerField(default=0)
+    sequence = models.PositiveIntegerField(default=0, verbose_name=gettext_lazy("sequence"))
     #: Seats that may act now / that the game is waiting for (ascending lists).
-    to_act = models.JSONField(default=list)
-    waiting_for = models.JSONField(default=list)
+    to_act = models.JSONField(default=list, verbose_name=gettext_lazy("to act"))
+    waiting_for = models.JSONField(default=list, verbose_name=gettext_lazy("waiting for"))
     #: ``{"seat": ISO time}``: when each waited-for seat's time runs out.
-    deadlines = models.JSONField(default=dict)
+    deadlines = models.JSONField(default=dict, verbose_name=gettext_lazy("deadlines"))
     #: The result in RECORD.md's shape once over.
-    result = models.JSONField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True, verbose_name=gettext_lazy("result"))
     #: SHA-256 of the shuffle seed (hex); empty for a game dealt from a given deck.
-    commitment = models.CharField(max_length=64, blank=True, default="")
+    commitment = models.CharField(
+        max_length=64, blank=True, default="", verbose_name=gettext_lazy("commitment")
+    )
     #: The seed (hex), revealed only once the game is over.
-    seed = models.CharField(max_length=128, blank=True, default="")
-    created_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    seed = models.CharField(
+        max_length=128, blank=True, default="", verbose_name=gettext_lazy("seed")
+    )
+    created_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=gettext_lazy("created at")
+    )
+    finished_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=gettext_lazy("finished at")
+    )
     #: The tournament table whose series this game belongs to (``None``: a standalone game).
     table = models.ForeignKey(
-        "Table", null=True, blank=True, on_delete=models.PROTECT, related_name="games"
+        "Table",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="games",
+        verbose_name=gettext_lazy("table"),
     )
     #: 1 for the first game of the table's series, 2 for the next…
-    number_in_series = models.PositiveSmallIntegerField(null=True, blank=True)
+    number_in_series = models.PositiveSmallIntegerField(
+        null=True, blank=True, verbose_name=gettext_lazy("number in series")
+    )
 
     class Meta:
         verbose_name = gettext_lazy("game")
@@ -95,21 +117,31 @@ class AccountNotice(models.Model):
     """
 
     class Kind(models.TextChoices):
-        STARTED = "started", "started"
-        TURN = "turn", "turn"
-        FINISHED = "finished", "finished"
+        STARTED = "started", pgettext_lazy("account notice", "started")
+        TURN = "turn", pgettext_lazy("account notice", "turn")
+        FINISHED = "finished", pgettext_lazy("account notice", "finished")
 
     user = models.ForeignKey(
-        "auth.User", on_delete=models.CASCADE, related_name="+", db_index=False
+        "auth.User",
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_index=False,
+        verbose_name=gettext_lazy("user"),
     )
     # Looked up by the (user, kind, game) index; games are never deleted.
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+", db_index=False)
-    seat = models.PositiveSmallIntegerField()
+    game = models.ForeignKey(
+        Game,
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_index=False,
+        verbose_name=gettext_lazy("game"),
+    )
+    seat = models.PositiveSmallIntegerField(verbose_name=gettext_lazy("seat"))
     #: The game's sequence after the change.
-    sequence = models.PositiveIntegerField()
-    kind = models.CharField(max_length=16, choices=Kind.choices)
+    sequence = models.PositiveIntegerField(verbose_name=gettext_lazy("sequence"))
+    kind = models.CharField(max_length=16, choices=Kind.choices, verbose_name=gettext_lazy("kind"))
     #: The writing transaction's id on PostgreSQL (its default there), 0 on SQLite.
-    tx = models.BigIntegerField(db_default=0)
+    tx = models.BigIntegerField(db_default=0, verbose_name=gettext_lazy("tx"))
 
     class Meta:
         ordering = ["id"]
@@ -128,13 +160,24 @@ class AccountNotice(models.Model):
 class Club(models.Model):
     """A card club: its players, its organisers (staff) and its tournaments."""
 
-    name = models.CharField(max_length=120)
-    slug = models.SlugField(max_length=60, unique=True)
+    name = models.CharField(max_length=120, verbose_name=gettext_lazy("name"))
+    slug = models.SlugField(max_length=60, unique=True, verbose_name=gettext_lazy("slug"))
     #: Logins that run this club's tournaments.
-    organisers = models.ManyToManyField("auth.User", related_name="organised_clubs", blank=True)
+    organisers = models.ManyToManyField(
+        "auth.User",
+        related_name="organised_clubs",
+        blank=True,
+        verbose_name=gettext_lazy("organisers"),
+    )
     #: The secret of the club's sign-up link (``/join/<token>``); ``""``: the link is off.
     #: A database default too: hand-written inserts (tests/store/test_app_role.py) omit it.
-    signup_token = models.CharField(max_length=64, blank=True, default="", db_default="")
+    signup_token = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",
+        verbose_name=gettext_lazy("signup token"),
+    )
     #: The language of the club's pages, and of its members', when nobody chose one and the
     #: browser asks for none we have (docs/i18n.md); ``""``: none, ``LANGUAGE_CODE`` then.
     language = models.CharField(
@@ -145,7 +188,7 @@ class Club(models.Model):
         db_default="",
         choices=settings.LANGUAGES,
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=gettext_lazy("created at"))
 
     class Meta:
         verbose_name = gettext_lazy("club")
@@ -162,7 +205,11 @@ class AccountLanguage(models.Model):
     choice on this one."""
 
     user = models.OneToOneField(
-        "auth.User", on_delete=models.CASCADE, primary_key=True, related_name="language"
+        "auth.User",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="language",
+        verbose_name=gettext_lazy("user"),
     )
     language = models.CharField(gettext_lazy("language"), max_length=8, choices=settings.LANGUAGES)
 
@@ -185,18 +232,29 @@ def bot_words(level: str) -> str:
 class Player(models.Model):
     """A person (optionally linked to a login) or a bot of a given level, in one club."""
 
-    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="players")
-    name = models.CharField(max_length=80)
+    club = models.ForeignKey(
+        Club, on_delete=models.PROTECT, related_name="players", verbose_name=gettext_lazy("club")
+    )
+    name = models.CharField(max_length=80, verbose_name=pgettext_lazy("a person's", "name"))
     #: The login of a person who plays online; ``None`` for a bot or an offline player.
     user = models.ForeignKey(
-        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="players"
+        "auth.User",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="players",
+        verbose_name=gettext_lazy("user"),
     )
     #: ``""`` for a person; a bot level (``random``, ``heuristic``) for a bot.
-    bot_level = models.CharField(max_length=32, blank=True, default="")
+    bot_level = models.CharField(
+        max_length=32, blank=True, default="", verbose_name=gettext_lazy("bot level")
+    )
     #: Whether the server plays this person's forced moves for them (every Give Away
     #: move; a seat with one legal action).  Off: the person clicks each one.
-    play_forced_moves = models.BooleanField(default=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    play_forced_moves = models.BooleanField(
+        default=True, verbose_name=gettext_lazy("play forced moves")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=gettext_lazy("created at"))
 
     class Meta:
         verbose_name = gettext_lazy("player")
@@ -259,34 +317,59 @@ class Tournament(models.Model):
         MIXING = "mixing", gettext_lazy("mixing")
         SWISS = "swiss", gettext_lazy("swiss")
 
-    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="tournaments")
-    name = models.CharField(max_length=120)
+    club = models.ForeignKey(
+        Club,
+        on_delete=models.PROTECT,
+        related_name="tournaments",
+        verbose_name=gettext_lazy("club"),
+    )
+    name = models.CharField(max_length=120, verbose_name=gettext_lazy("name"))
     #: The engine id of the game.
-    game = models.CharField(max_length=32)
-    rounds = models.PositiveSmallIntegerField()
+    game = models.CharField(max_length=32, verbose_name=gettext_lazy("game"))
+    rounds = models.PositiveSmallIntegerField(verbose_name=gettext_lazy("rounds"))
     #: The series format per table (:class:`engine.series.SeriesFormat` JSON).
-    series = models.JSONField()
-    table_min = models.PositiveSmallIntegerField()
-    table_max = models.PositiveSmallIntegerField()
-    table_preferred = models.PositiveSmallIntegerField(null=True, blank=True)
+    series = models.JSONField(verbose_name=gettext_lazy("series"))
+    table_min = models.PositiveSmallIntegerField(verbose_name=gettext_lazy("table min"))
+    table_max = models.PositiveSmallIntegerField(verbose_name=gettext_lazy("table max"))
+    table_preferred = models.PositiveSmallIntegerField(
+        null=True, blank=True, verbose_name=gettext_lazy("table preferred")
+    )
     #: How rounds after the first are seated (round 1 is always random).
     seating_mode = models.CharField(
-        max_length=16, choices=SeatingMode.choices, default=SeatingMode.MIXING
+        max_length=16,
+        choices=SeatingMode.choices,
+        default=SeatingMode.MIXING,
+        verbose_name=gettext_lazy("seating mode"),
     )
     #: Seconds per action; ``None``: no clock.
-    turn_seconds = models.PositiveIntegerField(null=True, blank=True)
+    turn_seconds = models.PositiveIntegerField(
+        null=True, blank=True, verbose_name=gettext_lazy("turn seconds")
+    )
     #: Seconds added to the clock of each game's first turn (the deal's), so that players
     #: have time to arrive at the new game's page; 0: none.  Only with a clock.
-    first_turn_grace = models.PositiveIntegerField(default=20)
+    first_turn_grace = models.PositiveIntegerField(
+        default=20, verbose_name=gettext_lazy("first turn grace")
+    )
     #: After this many timeouts in a row a seat is handed to a bot; 0: never.
-    timeouts_to_bot = models.PositiveSmallIntegerField(default=0)
+    timeouts_to_bot = models.PositiveSmallIntegerField(
+        default=0, verbose_name=gettext_lazy("timeouts to bot")
+    )
     #: Whether every table of a round with the same size plays the same decks.
-    duplicate_deals = models.BooleanField(default=False)
+    duplicate_deals = models.BooleanField(
+        default=False, verbose_name=gettext_lazy("duplicate deals")
+    )
     #: Whether a seat handed to a bot after timeouts forfeits that series (last place,
     #: marked in the standings); off: the bot's result counts as the player's.
-    timeout_forfeits = models.BooleanField(default=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.REGISTRATION)
-    created_at = models.DateTimeField(auto_now_add=True)
+    timeout_forfeits = models.BooleanField(
+        default=True, verbose_name=gettext_lazy("timeout forfeits")
+    )
+    status = models.CharField(
+        max_length=16,
+        choices=Status.choices,
+        default=Status.REGISTRATION,
+        verbose_name=gettext_lazy("status"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=gettext_lazy("created at"))
 
     class Meta:
         verbose_name = gettext_lazy("tournament")
@@ -301,14 +384,28 @@ class Registration(models.Model):
     """A player entered in a tournament (late entry and drops by round number)."""
 
     tournament = models.ForeignKey(
-        Tournament, on_delete=models.CASCADE, related_name="registrations"
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="registrations",
+        verbose_name=gettext_lazy("tournament"),
     )
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="registrations")
+    player = models.ForeignKey(
+        Player,
+        on_delete=models.PROTECT,
+        related_name="registrations",
+        verbose_name=gettext_lazy("player"),
+    )
     #: The first round the player can be seated in (1, or later for a late entry).
-    from_round = models.PositiveSmallIntegerField(default=1)
+    from_round = models.PositiveSmallIntegerField(
+        default=1, verbose_name=gettext_lazy("from round")
+    )
     #: The last round played before dropping out; ``None`` while in.
-    dropped_after = models.PositiveSmallIntegerField(null=True, blank=True)
-    registered_at = models.DateTimeField(auto_now_add=True)
+    dropped_after = models.PositiveSmallIntegerField(
+        null=True, blank=True, verbose_name=gettext_lazy("dropped after")
+    )
+    registered_at = models.DateTimeField(
+        auto_now_add=True, verbose_name=gettext_lazy("registered at")
+    )
 
     class Meta:
         verbose_name = gettext_lazy("registration")
@@ -327,10 +424,20 @@ class Registration(models.Model):
 class CheckIn(models.Model):
     """A registered player present for a round."""
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="checkins")
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="checkins")
-    round_number = models.PositiveSmallIntegerField()
-    at = models.DateTimeField(auto_now_add=True)
+    tournament = models.ForeignKey(
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="checkins",
+        verbose_name=gettext_lazy("tournament"),
+    )
+    player = models.ForeignKey(
+        Player,
+        on_delete=models.PROTECT,
+        related_name="checkins",
+        verbose_name=gettext_lazy("player"),
+    )
+    round_number = models.PositiveSmallIntegerField(verbose_name=gettext_lazy("round number"))
+    at = models.DateTimeField(auto_now_add=True, verbose_name=gettext_lazy("at"))
 
     class Meta:
         verbose_name = gettext_lazy("check-in")
@@ -346,13 +453,28 @@ class Absence(models.Model):
     """A registered player marked absent for a round by the organiser: not seated in it,
     even by an automatic check-in; checking them in for that round removes it."""
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="absences")
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="absences")
-    round_number = models.PositiveSmallIntegerField()
-    by = models.ForeignKey(
-        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    tournament = models.ForeignKey(
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="absences",
+        verbose_name=gettext_lazy("tournament"),
     )
-    at = models.DateTimeField(auto_now_add=True)
+    player = models.ForeignKey(
+        Player,
+        on_delete=models.PROTECT,
+        related_name="absences",
+        verbose_name=gettext_lazy("player"),
+    )
+    round_number = models.PositiveSmallIntegerField(verbose_name=gettext_lazy("round number"))
+    by = models.ForeignKey(
+        "auth.User",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=gettext_lazy("by"),
+    )
+    at = models.DateTimeField(auto_now_add=True, verbose_name=gettext_lazy("at"))
 
     class Meta:
         constraints = [
@@ -375,20 +497,37 @@ class Forfeit(models.Model):
 
     class Cause(models.TextChoices):
         #: The seat timed out and was handed to a bot (``Tournament.timeout_forfeits``).
-        TIMEOUT = "timeout", "timed out"
+        TIMEOUT = "timeout", pgettext_lazy("forfeit cause", "timed out")
         #: The organiser decided at the desk.
-        ORGANISER = "organiser", "the organiser"
+        ORGANISER = "organiser", pgettext_lazy("forfeit cause", "the organiser")
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="forfeits")
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="forfeits")
-    round_number = models.PositiveSmallIntegerField()
-    #: ``False``: this row lifts an earlier forfeit.
-    forfeited = models.BooleanField(default=True)
-    cause = models.CharField(max_length=16, choices=Cause.choices)
-    by = models.ForeignKey(
-        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    tournament = models.ForeignKey(
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="forfeits",
+        verbose_name=gettext_lazy("tournament"),
     )
-    at = models.DateTimeField(auto_now_add=True)
+    player = models.ForeignKey(
+        Player,
+        on_delete=models.PROTECT,
+        related_name="forfeits",
+        verbose_name=gettext_lazy("player"),
+    )
+    round_number = models.PositiveSmallIntegerField(verbose_name=gettext_lazy("round number"))
+    #: ``False``: this row lifts an earlier forfeit.
+    forfeited = models.BooleanField(default=True, verbose_name=gettext_lazy("forfeited"))
+    cause = models.CharField(
+        max_length=16, choices=Cause.choices, verbose_name=gettext_lazy("cause")
+    )
+    by = models.ForeignKey(
+        "auth.User",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=gettext_lazy("by"),
+    )
+    at = models.DateTimeField(auto_now_add=True, verbose_name=gettext_lazy("at"))
 
     class Meta:
         ordering = ["id"]
@@ -410,16 +549,34 @@ class Round(models.Model):
         PLAYING = "playing", pgettext_lazy("round status", "playing")
         FINISHED = "finished", pgettext_lazy("round status", "finished")
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="round_set")
-    number = models.PositiveSmallIntegerField()
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.SEATED)
+    tournament = models.ForeignKey(
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="round_set",
+        verbose_name=gettext_lazy("tournament"),
+    )
+    number = models.PositiveSmallIntegerField(verbose_name=gettext_lazy("number"))
+    status = models.CharField(
+        max_length=16,
+        choices=Status.choices,
+        default=Status.SEATED,
+        verbose_name=gettext_lazy("status"),
+    )
     #: Players sitting out this round (player ids).
-    byes = models.JSONField(default=list)
+    byes = models.JSONField(default=list, verbose_name=gettext_lazy("byes"))
     #: Duplicate deals: SHA-256 commitment of the round seed, and the seed once the round is over.
-    commitment = models.CharField(max_length=64, blank=True, default="")
-    seed = models.CharField(max_length=128, blank=True, default="")
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    commitment = models.CharField(
+        max_length=64, blank=True, default="", verbose_name=gettext_lazy("commitment")
+    )
+    seed = models.CharField(
+        max_length=128, blank=True, default="", verbose_name=gettext_lazy("seed")
+    )
+    started_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=gettext_lazy("started at")
+    )
+    finished_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=gettext_lazy("finished at")
+    )
 
     class Meta:
         verbose_name = gettext_lazy("round")
@@ -441,16 +598,27 @@ class Table(models.Model):
         PLAYING = "playing", pgettext_lazy("table status", "playing")
         FINISHED = "finished", pgettext_lazy("table status", "finished")
 
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="tables")
-    number = models.PositiveSmallIntegerField()
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, related_name="tables", verbose_name=gettext_lazy("round")
+    )
+    number = models.PositiveSmallIntegerField(verbose_name=gettext_lazy("number"))
     #: The dealer of the series' first game (a seat number).
-    first_dealer = models.PositiveSmallIntegerField(default=0)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
+    first_dealer = models.PositiveSmallIntegerField(
+        default=0, verbose_name=gettext_lazy("first dealer")
+    )
+    status = models.CharField(
+        max_length=16,
+        choices=Status.choices,
+        default=Status.WAITING,
+        verbose_name=gettext_lazy("status"),
+    )
     #: The series' placings once finished: groups of seats, best first (derived from games).
-    placings = models.JSONField(null=True, blank=True)
+    placings = models.JSONField(null=True, blank=True, verbose_name=gettext_lazy("placings"))
     #: SHA-256 of the server seed of the table's next deal, committed before it is dealt
     #: (the seed itself is in the event stream ``table-<id>``, docs/fairness.md).
-    next_commitment = models.CharField(max_length=64, blank=True, default="")
+    next_commitment = models.CharField(
+        max_length=64, blank=True, default="", verbose_name=gettext_lazy("next commitment")
+    )
 
     class Meta:
         verbose_name = gettext_lazy("table")
@@ -467,13 +635,22 @@ class Table(models.Model):
 class TableSeat(models.Model):
     """Who sits at which seat of a table, and whether a bot plays the seat for them."""
 
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
-    seat = models.PositiveSmallIntegerField()
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="table_seats")
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="seats", verbose_name=gettext_lazy("table")
+    )
+    seat = models.PositiveSmallIntegerField(verbose_name=gettext_lazy("seat"))
+    player = models.ForeignKey(
+        Player,
+        on_delete=models.PROTECT,
+        related_name="table_seats",
+        verbose_name=gettext_lazy("player"),
+    )
     #: A person's seat handed to a bot after repeated timeouts (the player can take it back).
-    autoplay = models.BooleanField(default=False)
+    autoplay = models.BooleanField(default=False, verbose_name=gettext_lazy("autoplay"))
     #: Timeouts in a row at this seat (reset by the player's own action).
-    timeouts_in_a_row = models.PositiveSmallIntegerField(default=0)
+    timeouts_in_a_row = models.PositiveSmallIntegerField(
+        default=0, verbose_name=gettext_lazy("timeouts in a row")
+    )
 
     class Meta:
         verbose_name = gettext_lazy("seat")
@@ -491,15 +668,26 @@ class TableSeat(models.Model):
 class ApiToken(models.Model):
     """A personal API token: only its SHA-256 hash is stored; the key is shown once."""
 
-    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="api_tokens")
-    name = models.CharField(max_length=80, blank=True, default="")
+    user = models.ForeignKey(
+        "auth.User",
+        on_delete=models.CASCADE,
+        related_name="api_tokens",
+        verbose_name=gettext_lazy("user"),
+    )
+    name = models.CharField(
+        max_length=80, blank=True, default="", verbose_name=gettext_lazy("name")
+    )
     #: The first characters of the key, to tell tokens apart in lists.
-    prefix = models.CharField(max_length=12)
+    prefix = models.CharField(max_length=12, verbose_name=gettext_lazy("prefix"))
     #: SHA-256 hex of the whole key.
-    key_hash = models.CharField(max_length=64, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
+    key_hash = models.CharField(max_length=64, unique=True, verbose_name=gettext_lazy("key hash"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=gettext_lazy("created at"))
+    last_used_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=gettext_lazy("last used at")
+    )
+    revoked_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=gettext_lazy("revoked at")
+    )
 
     class Meta:
         ordering = ["-created_at", "id"]
@@ -515,22 +703,53 @@ class LoginLinkChange(models.Model):
     or deleted.
     """
 
-    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="login_changes")
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="login_changes")
+    club = models.ForeignKey(
+        Club,
+        on_delete=models.PROTECT,
+        related_name="login_changes",
+        verbose_name=gettext_lazy("club"),
+    )
+    player = models.ForeignKey(
+        Player,
+        on_delete=models.PROTECT,
+        related_name="login_changes",
+        verbose_name=gettext_lazy("player"),
+    )
     old_user = models.ForeignKey(
-        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "auth.User",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=gettext_lazy("old user"),
     )
     new_user = models.ForeignKey(
-        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "auth.User",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=gettext_lazy("new user"),
     )
-    old_username = models.CharField(max_length=150, blank=True, default="")
-    new_username = models.CharField(max_length=150, blank=True, default="")
+    old_username = models.CharField(
+        max_length=150, blank=True, default="", verbose_name=gettext_lazy("old username")
+    )
+    new_username = models.CharField(
+        max_length=150, blank=True, default="", verbose_name=gettext_lazy("new username")
+    )
     #: Who made the change (``None``: a command or the system).
     changed_by = models.ForeignKey(
-        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "auth.User",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=gettext_lazy("changed by"),
     )
-    changed_by_username = models.CharField(max_length=150, blank=True, default="")
-    at = models.DateTimeField(auto_now_add=True)
+    changed_by_username = models.CharField(
+        max_length=150, blank=True, default="", verbose_name=gettext_lazy("changed by username")
+    )
+    at = models.DateTimeField(auto_now_add=True, verbose_name=gettext_lazy("at"))
 
     class Meta:
         verbose_name = gettext_lazy("change of a player's login")
@@ -546,10 +765,15 @@ class LoginLinkChange(models.Model):
 class ClientSeed(models.Model):
     """A login's own contribution to the decks it is dealt (docs/fairness.md); changeable."""
 
-    user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="client_seed")
+    user = models.OneToOneField(
+        "auth.User",
+        on_delete=models.CASCADE,
+        related_name="client_seed",
+        verbose_name=gettext_lazy("user"),
+    )
     #: Printable ASCII, at most 64 characters (engine.fairness.check_client_seed).
-    seed = models.CharField(max_length=64)
-    updated_at = models.DateTimeField(auto_now=True)
+    seed = models.CharField(max_length=64, verbose_name=gettext_lazy("seed"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=gettext_lazy("updated at"))
 
     def __str__(self) -> str:
         return f"{self.user}: {self.seed}"
@@ -564,17 +788,24 @@ class StandaloneDeal(models.Model):
     in (docs/fairness.md).  The seed waits in the event stream ``standalone-<id>``.
     """
 
-    kind = models.CharField(max_length=32)
+    kind = models.CharField(max_length=32, verbose_name=gettext_lazy("kind"))
     #: ``[{"player", "name", "bot"}, ...]`` in seat order: the dealt game's context seats.
-    seats = models.JSONField(default=list)
-    options = models.JSONField(default=dict, blank=True)
-    turn_seconds = models.PositiveIntegerField(null=True, blank=True)
+    seats = models.JSONField(default=list, verbose_name=gettext_lazy("seats"))
+    options = models.JSONField(default=dict, blank=True, verbose_name=gettext_lazy("options"))
+    turn_seconds = models.PositiveIntegerField(
+        null=True, blank=True, verbose_name=gettext_lazy("turn seconds")
+    )
     #: SHA-256 (hex) of the server seed, shown from the start.
-    commitment = models.CharField(max_length=64)
-    created_at = models.DateTimeField(auto_now_add=True)
+    commitment = models.CharField(max_length=64, verbose_name=gettext_lazy("commitment"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=gettext_lazy("created at"))
     #: The game once dealt.
     game = models.OneToOneField(
-        Game, null=True, blank=True, on_delete=models.PROTECT, related_name="standalone_deal"
+        Game,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="standalone_deal",
+        verbose_name=gettext_lazy("game"),
     )
 
     class Meta:
