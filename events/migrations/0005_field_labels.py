@@ -4,70 +4,84 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('events', '0004_stream_position_index'),
+        ("events", "0004_stream_position_index"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='event',
-            name='batch_size',
-            field=models.PositiveIntegerField(default=1, verbose_name='batch size'),
+            model_name="event",
+            name="batch_size",
+            field=models.PositiveIntegerField(default=1, verbose_name="batch size"),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='cause_id',
-            field=models.CharField(blank=True, default='', max_length=200, verbose_name='cause id'),
+            model_name="event",
+            name="cause_id",
+            field=models.CharField(blank=True, default="", max_length=200, verbose_name="cause id"),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='cause_kind',
-            field=models.CharField(choices=[('seat', 'seat'), ('player', 'player'), ('bot', 'bot'), ('timeout', 'timeout'), ('organiser', 'organiser'), ('system', 'system')], max_length=16, verbose_name='cause kind'),
+            model_name="event",
+            name="cause_kind",
+            field=models.CharField(
+                choices=[
+                    ("seat", "seat"),
+                    ("player", "player"),
+                    ("bot", "bot"),
+                    ("timeout", "timeout"),
+                    ("organiser", "organiser"),
+                    ("system", "system"),
+                ],
+                max_length=16,
+                verbose_name="cause kind",
+            ),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='command_hash',
-            field=models.CharField(blank=True, default='', max_length=64, verbose_name='command hash'),
+            model_name="event",
+            name="command_hash",
+            field=models.CharField(
+                blank=True, default="", max_length=64, verbose_name="command hash"
+            ),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='idempotency_key',
-            field=models.CharField(blank=True, max_length=200, null=True, verbose_name='idempotency key'),
+            model_name="event",
+            name="idempotency_key",
+            field=models.CharField(
+                blank=True, max_length=200, null=True, verbose_name="idempotency key"
+            ),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='payload',
-            field=models.JSONField(verbose_name='payload'),
+            model_name="event",
+            name="payload",
+            field=models.JSONField(verbose_name="payload"),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='recorded_at',
-            field=models.DateTimeField(verbose_name='recorded at'),
+            model_name="event",
+            name="recorded_at",
+            field=models.DateTimeField(verbose_name="recorded at"),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='sequence',
-            field=models.PositiveIntegerField(verbose_name='sequence'),
+            model_name="event",
+            name="sequence",
+            field=models.PositiveIntegerField(verbose_name="sequence"),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='stream',
-            field=models.CharField(max_length=200, verbose_name='stream'),
+            model_name="event",
+            name="stream",
+            field=models.CharField(max_length=200, verbose_name="stream"),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='tx',
-            field=models.BigIntegerField(db_default=0, verbose_name='tx'),
+            model_name="event",
+            name="tx",
+            field=models.BigIntegerField(db_default=0, verbose_name="tx"),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='type',
-            field=models.CharField(max_length=64, verbose_name='type'),
+            model_name="event",
+            name="type",
+            field=models.CharField(max_length=64, verbose_name="type"),
         ),
         migrations.AlterField(
-            model_name='event',
-            name='version',
-            field=models.PositiveSmallIntegerField(default=1, verbose_name='version'),
+            model_name="event",
+            name="version",
+            field=models.PositiveSmallIntegerField(default=1, verbose_name="version"),
         ),
     ]
