@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import DESKTOP, SCREENSHOTS, Harness
+from tests.browser.conftest import DESKTOP, SCREENSHOTS, Harness, login
 from tests.english import JS_READ_TEXT, english_words, has_russian
 
 RUSSIAN = SCREENSHOTS / "ru"
@@ -91,10 +91,7 @@ def log_in(tab: Any, visits: Visits, username: str, password: str, name: str) ->
     """Log in through the login page (its screenshot first)."""
     tab.goto("/accounts/login/")
     visits.see(tab, f"{name}-login")
-    tab.fill("#id_username", username)
-    tab.fill("#id_password", password)
-    tab.click("main button[type=submit]")
-    tab.wait_for_selector(f"header.site >> text=({username})")
+    login(tab, username, password)
 
 
 def play_by_clicking(tab: Any, visits: Visits, kind: str) -> int:
