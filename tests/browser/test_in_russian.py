@@ -157,6 +157,8 @@ def test_a_game_played_by_clicking_in_russian_shows_no_english(
     visits.visit(tab, f"/players/{setup['player']}/", f"{kind}-player")
     visits.visit(tab, f"/tournaments/{setup['tournament']}/projector", f"{kind}-projector")
     visits.visit(tab, "/accounts/password/", f"{kind}-password")
+    visits.visit(tab, "/rules/", f"{kind}-rules")
+    visits.visit(tab, f"/rules/{kind}", f"{kind}-rules-of-the-game")
 
     # The organiser of the same club: the desk, the forms, the people, a question.
     desk = russian_organiser
