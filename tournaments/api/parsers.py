@@ -42,16 +42,20 @@ def load_json(text: str) -> Any:
     RecursionError, here or in any code that walks the value later), the
     ``NaN``/``Infinity`` literals and numbers too large for a float.
     """
-    too_deep = gettext("the JSON is nested deeper than %(levels)d levels") % {
-        "levels": MAX_JSON_DEPTH
-    }
     try:
         value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except RecursionError:
-        raise ValueError(too_deep) from None
+        raise _too_deep() from None
     if _deeper_than(value, MAX_JSON_DEPTH):
-        raise ValueError(too_deep)
+        raise _too_deep()
     return value
+
+
+def _too_deep() -> ValueError:
+    # Translated only when refused: every action's body passes through load_json.
+    return ValueError(
+        gettext("the JSON is nested deeper than %(levels)d levels") % {"levels": MAX_JSON_DEPTH}
+    )
 
 
 def _deeper_than(value: Any, limit: int) -> bool:
