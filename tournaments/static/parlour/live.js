@@ -30,6 +30,7 @@
     this.sending = false; // a move of the page is on its way
     this.moves = 0;       // moves sent from the page so far
     this.last = 0;
+    this.shown = null;    // the last fragment swapped in, as steady() reads it
     this.timer = null;
     this.poll = null;
     this.sync();
@@ -122,7 +123,20 @@
       });
   };
 
+  // What a fragment says, without what changes on every rendering: the server's clock
+  // (data-now) and Django's masked CSRF token.
+  function steady(html) {
+    return html.replace(/ data-now="[^"]*"/g, "")
+      .replace(/(name="csrfmiddlewaretoken" value=")[^"]*"/g, "$1\"");
+  }
+
   Live.prototype.swap = function (html) {
+    // A fragment that says what is shown already is not swapped in: replacing the buttons
+    // between a person's press and release would lose their tap (a bot's move announced
+    // twice, a stream reconnecting, the projector's poll).
+    var said = steady(html);
+    if (said === this.shown && !this.flash) { return; }
+    this.shown = said;
     var focused = document.activeElement && this.root.contains(document.activeElement);
     this.root.innerHTML = html;
     this.sync();
