@@ -17,6 +17,9 @@ and ours on top (tournaments/api/handler.py): a body announced over its limit is
 not read at all (the 413 comes from its headers), one without a length only up to
 its limit, and at most ``DATABASE_POOL_SIZE`` (else 32) requests of a process run
 in threads at once, the rest waiting their turn in the event loop.
+
+WebSockets (the push channel, ``/api/v1/ws``: tournaments/api/push.py) go to
+Django Channels' consumer; everything else is HTTP as above.
 """
 
 import os
@@ -28,16 +31,20 @@ from django.utils.module_loading import import_string
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
 django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
 
-from tournaments.api.handler import BoundedASGIHandler  # noqa: E402 (needs the apps loaded)
+from channels.routing import ProtocolTypeRouter  # noqa: E402
 
-application = BoundedASGIHandler()
+from tournaments.api import push  # noqa: E402 (needs the apps loaded)
+from tournaments.api.handler import BoundedASGIHandler  # noqa: E402
+
+http = BoundedASGIHandler()
+application = ProtocolTypeRouter({"http": http, "websocket": push.application()})
 
 
 def run_middleware_synchronously() -> None:
     """Mark every middleware of ``settings.MIDDLEWARE`` sync only, then rebuild the stack."""
     for path in settings.MIDDLEWARE:
         import_string(path).async_capable = False
-    application.load_middleware(is_async=True)
+    http.load_middleware(is_async=True)
 
 
 run_middleware_synchronously()

@@ -37,7 +37,12 @@ def supported(code: str | None) -> str | None:
 
 def accepted_language(request: HttpRequest) -> str | None:
     """The first language of ours the browser's ``Accept-Language`` asks for, if any."""
-    for code, _quality in parse_accept_lang_header(request.headers.get("Accept-Language", "")):
+    return accepted_in(request.headers.get("Accept-Language", ""))
+
+
+def accepted_in(header: str) -> str | None:
+    """The first language of ours an ``Accept-Language`` header's value asks for, if any."""
+    for code, _quality in parse_accept_lang_header(header):
         if code == "*":
             break
         if (found := supported(code)) is not None:

@@ -112,6 +112,10 @@ def seed(password: str) -> dict[str, Any]:
         "duel_asgi": _duel(club, "Duel 2", [people["eli"], people["fay"]]),
         # Retries and races over HTTP.
         "retry": _duel(club, "Retry", [people["eli"], people["fay"]]),
+        # The push channel (tests/api/test_push.py): a whole game, retries, two web processes.
+        "push": _duel(club, "Push", [people["eli"], people["fay"]]),
+        "push_retry": _duel(club, "Push retry", [people["eli"], people["fay"]]),
+        "push_scale": _duel(club, "Push scale", [people["eli"], people["fay"]]),
         # A bot written against the client generated from the schema plays Gus's seat of
         # Bhabhi against two bots.  Some deals end before Gus is ever waited for (the bots
         # move at once), so the table's series is several deals long and the bot is given

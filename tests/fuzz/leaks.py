@@ -36,6 +36,7 @@ The secrets of a viewer at a step (while the game runs):
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
@@ -45,6 +46,7 @@ from dataclasses import dataclass, field
 from html import escape, unescape
 from typing import Any
 
+from asgiref.testing import ApplicationCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
 
@@ -518,6 +520,39 @@ class Checker:
                 self.hit(what, f"the sentence {told!r} of a pending declaration")
 
 
+#: The push channel (tournaments/api/push.py): the view frame it pushes on a follow.
+PUSH = "ws:/api/v1/ws follow"
+
+
+def pushed(game_id: int, viewer: Viewer) -> list[Any]:
+    """Every frame the push channel sends ``viewer`` who follows game ``game_id``: its hello
+    and the game's view, through the ASGI application in this process."""
+    from parlour.asgi import application
+
+    headers = [(b"accept-language", viewer.language.encode()), (b"host", b"testserver")]
+    if viewer.token:
+        headers.append((b"authorization", f"Bearer {viewer.token}".encode()))
+
+    scope = {"type": "websocket", "path": "/api/v1/ws", "headers": headers, "subprotocols": []}
+
+    async def follow() -> list[Any]:
+        # channels.testing's WebsocketCommunicator, without the daphne it imports.
+        talk = ApplicationCommunicator(application, scope)
+        await talk.send_input({"type": "websocket.connect"})
+        assert (await talk.receive_output(10))["type"] == "websocket.accept"
+        try:
+            frames = [json.loads((await talk.receive_output(10))["text"])]
+            follow = {"type": "follow", "game": game_id}
+            await talk.send_input({"type": "websocket.receive", "text": json.dumps(follow)})
+            frames.append(json.loads((await talk.receive_output(10))["text"]))
+            return frames
+        finally:
+            await talk.send_input({"type": "websocket.disconnect", "code": 1000})
+            await talk.wait(10)
+
+    return asyncio.run(follow())
+
+
 def surfaces(table: FuzzTable, viewer: Viewer) -> list[str]:
     game = table.game
     tournament = table.tournament.pk
@@ -538,6 +573,7 @@ def surfaces(table: FuzzTable, viewer: Viewer) -> list[str]:
         f"/tables/{game.table_id}/?fragment=1",
         f"/tournaments/{tournament}/",
         f"/tournaments/{tournament}/?fragment=1",
+        PUSH,
     ]
     if viewer.seat is not None:
         paths += [f"/games/{game.pk}/play", f"/games/{game.pk}/play?fragment=1"]
@@ -550,6 +586,11 @@ def read(checker: Checker, table: FuzzTable, viewer: Viewer, path: str, secret: 
     """Fetch ``path`` as ``viewer`` and search all of it."""
     game = table.game
     what = f"{game.kind}/{game.seats} #{game.pk} at {game.sequence}, {viewer.name}: {path}"
+    if path == PUSH:
+        frames = pushed(game.pk, viewer)
+        assert [f["type"] for f in frames] == ["hello", "view"], (what, frames)
+        checker.check(what, "\n".join(json.dumps(f) for f in frames), frames, secret, html=False)
+        return
     response = viewer.get(path)
     if getattr(response, "streaming", False):
         text = b"".join(response.streaming_content).decode()
@@ -668,7 +709,12 @@ def _play_game(
             mine = surfaces(table, viewer)
             if fleeting:
                 for path in mine:
-                    if path.endswith("/events?limit=500") or "stream" in path or "fragment" in path:
+                    if (
+                        path.endswith("/events?limit=500")
+                        or "stream" in path
+                        or "fragment" in path
+                        or path == PUSH
+                    ):
                         read(checker, table, viewer, path, secret[viewer.seat])
                 continue
             if (step + index) % stride:

@@ -288,50 +288,59 @@ class GameActionView(APIView):
     def post(self, request: Request, game_id: int) -> Response:
         access = game_access(request, game_id)
         user = signed_in(request)
-        key = request.headers.get("Idempotency-Key", "")
-        if not IDEMPOTENCY_KEY.fullmatch(key):
-            raise ValidationError(
-                {"Idempotency-Key": [gettext("send a fresh key of 1-100 visible ASCII characters")]}
-            )
-        body = ActionSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        data = body.validated_data
-        seat = access.seat
-        if seat is None:
-            raise Forbidden(
-                gettext("you hold no seat in game %(game)s: only its players act")
-                % {"game": game_id},
-                "seat",
-            )
-        if "seat" in data and data["seat"] != seat:
-            raise Forbidden(
-                gettext("you play seat %(seat)s, not seat %(sent)s")
-                % {"seat": seat, "sent": data["seat"]},
-                "seat",
-            )
-        action: dict[str, Any] = data["action"]
-        player = seat_player_ids(access.game)[seat]
-        result = games.submit_action(
-            access.game,
-            seat,
-            action,
-            expected_sequence=data["expected_sequence"],
-            idempotency_key=keys.api_key(user.pk, key),
-            cause_kind="player",
-            cause_id=str(player),
-        )
+        answer = act(access, user, request.headers.get("Idempotency-Key", ""), request.data)
         return Response(
-            {
-                "replayed": result.replayed,
-                "sequence": result.sequence,
-                # A replay repeats the first answer: the view as it was right after the
-                # command, however far the game has moved on since.
-                "view": view_of(access, at=result.sequence)
-                if result.replayed
-                else view_of(access, result.state),
-            },
-            headers={"Idempotency-Replayed": "true" if result.replayed else "false"},
+            answer,
+            headers={"Idempotency-Replayed": "true" if answer["replayed"] else "false"},
         )
+
+
+def act(access: GameAccess, user: Any, key: str, body: Any) -> dict[str, Any]:
+    """Make the move of ``body`` (an :class:`ActionSerializer`'s fields) for ``user``'s seat
+    with ``key``: the answer of ``POST /games/{id}/actions``, or the exception its problem
+    document comes from.  The push channel (:mod:`tournaments.api.push`) acts through here
+    too, so both ways in check, key and answer a move the same way.
+    """
+    game_id = access.game.pk
+    if not IDEMPOTENCY_KEY.fullmatch(key):
+        raise ValidationError(
+            {"Idempotency-Key": [gettext("send a fresh key of 1-100 visible ASCII characters")]}
+        )
+    checked = ActionSerializer(data=body)
+    checked.is_valid(raise_exception=True)
+    data = checked.validated_data
+    seat = access.seat
+    if seat is None:
+        raise Forbidden(
+            gettext("you hold no seat in game %(game)s: only its players act") % {"game": game_id},
+            "seat",
+        )
+    if "seat" in data and data["seat"] != seat:
+        raise Forbidden(
+            gettext("you play seat %(seat)s, not seat %(sent)s")
+            % {"seat": seat, "sent": data["seat"]},
+            "seat",
+        )
+    action: dict[str, Any] = data["action"]
+    player = seat_player_ids(access.game)[seat]
+    result = games.submit_action(
+        access.game,
+        seat,
+        action,
+        expected_sequence=data["expected_sequence"],
+        idempotency_key=keys.api_key(user.pk, key),
+        cause_kind="player",
+        cause_id=str(player),
+    )
+    return {
+        "replayed": result.replayed,
+        "sequence": result.sequence,
+        # A replay repeats the first answer: the view as it was right after the
+        # command, however far the game has moved on since.
+        "view": view_of(access, at=result.sequence)
+        if result.replayed
+        else view_of(access, result.state),
+    }
 
 
 class GameAutoplayView(APIView):

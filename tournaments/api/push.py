@@ -1,0 +1,376 @@
+"""The push channel: one WebSocket per client, ``/api/v1/ws`` (docs/api.md, "The push channel").
+
+A client follows games over one connection and the server pushes each game's view,
+as that client may see it, every time the game moves; the client may send its moves
+over the same connection.  Nothing here is a second API: a pushed view is
+:func:`~tournaments.api.views.games.view_of`'s, a move goes through
+:func:`~tournaments.api.views.games.act` (the same checks, idempotency keys and
+expected sequences as ``POST /games/{id}/actions``), a refusal is the same problem
+document, and every message counts against the same request rates.
+
+Messages are JSON objects with a ``type``.  The client sends::
+
+    {"type": "follow", "game": 12, "after": 40}     # views of game 12 past sequence 40
+    {"type": "unfollow", "game": 12}
+    {"type": "act", "game": 12, "key": "k-1", "expected_sequence": 41, "action": {...}}
+
+and receives ``{"type": "hello", "user": ...}`` once, then ``{"type": "view", "game",
+"sequence", "view"}`` frames, ``{"type": "acted", "game", "key", "replayed",
+"sequence", "view"}`` for each of its moves, and ``{"type": "problem", "game", "key",
+"problem"}`` with the REST API's problem document for anything refused.  A client that
+reconnects follows with the last sequence it saw and is sent the view at once if the
+game moved meanwhile: it misses nothing.
+
+Who the client is: ``Authorization: Bearer <key>`` (a bot; a bad key is refused with
+code 4401), else the browser's session cookie, but only when the page that opened
+the socket is of this site (``Origin``: a page elsewhere cannot act with a visitor's
+session), else anonymous (a spectator).  A connection takes one of the caller's open
+streams slots (:mod:`tournaments.api.capacity`) for its whole life.
+
+What it costs: a follow waits like a long-poll (:mod:`tournaments.api.waiting`): one
+waiter on the process's single Redis subscription, woken only by its own game's
+messages, reading the database in a shared thread only when woken (or every few
+seconds while Redis is away).  An idle connection holds no thread and no database
+connection, and a push costs the same however many other connections are idle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from http.cookies import SimpleCookie
+from typing import Any
+from urllib.parse import urlsplit
+
+from channels.auth import get_user
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.routing import URLRouter
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.urls import path
+from django.utils import timezone, translation
+from django.utils.translation import gettext
+from rest_framework import exceptions
+
+from tournaments.api import capacity, waiting
+from tournaments.api.authentication import hash_key
+from tournaments.api.parsers import load_json
+from tournaments.api.problems import exception_handler, problem_body, unavailable_reason
+from tournaments.api.throttling import RateLimits
+from tournaments.api.views.games import act, view_of
+from tournaments.languages import API_DEFAULT, accepted_in
+from tournaments.models import ApiToken
+from tournaments.play import game_row
+from tournaments.services.access import game_access
+from tournaments.workers import notify
+
+log = logging.getLogger("parlour.api")
+
+#: The largest message a client may send (an action is a few hundred bytes).
+MAX_MESSAGE_BYTES = 16_384
+#: The most games one connection follows at once.
+MAX_FOLLOWED = 16
+#: Close codes (RFC 6455 leaves 4000-4999 to applications): refused credentials, too many.
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_TOO_MANY = 4429
+
+
+class Caller:
+    """What the throttle and the open-streams slots read of a request, for a connection."""
+
+    def __init__(self, user: Any, auth: ApiToken | None, meta: dict[str, str]) -> None:
+        self.user = user
+        self.auth = auth
+        self.META = meta
+        #: DRF reads ``X-Forwarded-For`` from here (in lower case).
+        self.headers = (
+            {"x-forwarded-for": meta["HTTP_X_FORWARDED_FOR"]}
+            if "HTTP_X_FORWARDED_FOR" in meta
+            else {}
+        )
+        self._request = self  # the throttle keeps its counts on the Django request
+
+
+def _headers(scope: dict[str, Any]) -> dict[bytes, bytes]:
+    return {bytes(k).lower(): bytes(v) for k, v in scope.get("headers", ())}
+
+
+def _meta(scope: dict[str, Any]) -> dict[str, str]:
+    """The handshake as the ``META`` DRF reads a client's address from."""
+    headers = _headers(scope)
+    client = scope.get("client") or ("", 0)
+    meta = {"REMOTE_ADDR": str(client[0])}
+    forwarded = headers.get(b"x-forwarded-for")
+    if forwarded is not None:
+        meta["HTTP_X_FORWARDED_FOR"] = forwarded.decode("latin-1")
+    return meta
+
+
+def _language(scope: dict[str, Any]) -> str:
+    """The language of the answers: the handshake's ``Accept-Language``, as the API's."""
+    return (
+        accepted_in(_headers(scope).get(b"accept-language", b"").decode("latin-1")) or API_DEFAULT
+    )
+
+
+def _same_site(scope: dict[str, Any]) -> bool:
+    """Whether the page that opened the socket is of this site: its ``Origin`` is the
+    ``Host`` it connected to, or one of ``CSRF_TRUSTED_ORIGINS`` (as Django's CSRF check)."""
+    headers = _headers(scope)
+    origin = headers.get(b"origin")
+    if origin is None:
+        return False
+    text = origin.decode("latin-1")
+    host = headers.get(b"host", b"").decode("latin-1")
+    return urlsplit(text).netloc == host or text in getattr(settings, "CSRF_TRUSTED_ORIGINS", [])
+
+
+def _token_owner(key: str) -> tuple[Any, ApiToken] | None:
+    from tournaments import sql
+    from tournaments.api.authentication import TOUCH_EVERY
+
+    now = timezone.now()
+    found = sql.token_owner(hash_key(key), now - TOUCH_EVERY)
+    if found is None:
+        return None
+    user, token, stale = found
+    if stale:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return user, token
+
+
+class Authentication:
+    """ASGI middleware: ``scope["user"]`` and ``scope["auth"]`` from a bearer token or the
+    session (same-site pages only); ``scope["refusal"]`` for a bad token."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        scope = dict(scope, user=AnonymousUser(), auth=None, refusal=None)
+        header = _headers(scope).get(b"authorization")
+        if header is not None:
+            parts = header.split()
+            if len(parts) != 2 or parts[0].lower() != b"bearer":
+                scope["refusal"] = "write the header as 'Authorization: Bearer <key>'"
+            else:
+                found = await waiting.run_sync(_token_owner, parts[1].decode("latin-1"))
+                if found is None:
+                    scope["refusal"] = (
+                        "this token is unknown or revoked: create a new one (POST /api/v1/tokens)"
+                    )
+                else:
+                    scope["user"], scope["auth"] = found
+        elif _same_site(scope):
+            cookie = SimpleCookie(_headers(scope).get(b"cookie", b"").decode("latin-1"))
+            morsel = cookie.get(settings.SESSION_COOKIE_NAME)
+            if morsel is not None:
+                from importlib import import_module
+
+                store = import_module(settings.SESSION_ENGINE).SessionStore
+                scope["session"] = store(morsel.value)
+                scope["user"] = await get_user(scope)  # type: ignore[arg-type]
+        return await self.inner(scope, receive, send)
+
+
+def problem_of(error: Exception) -> dict[str, Any] | None:
+    """The problem document the REST API answers ``error`` with (``None``: not one it knows)."""
+    response = exception_handler(error, {})
+    if response is None:
+        return None
+    found: dict[str, Any] = json.loads(response.content)
+    return found
+
+
+class PushConsumer(AsyncWebsocketConsumer):
+    """One client's connection: its follows and its moves."""
+
+    async def connect(self) -> None:
+        #: The handshake as :class:`Authentication` left it.
+        self.who: dict[str, Any] = dict(self.scope)
+        self.user: Any = self.who["user"]
+        self.follows: dict[int, asyncio.Task[None]] = {}
+        self.slots: capacity.Slots | None = None
+        self.language = _language(self.who)
+        self.caller = Caller(self.user, self.who["auth"], _meta(self.who))
+        await self.accept()
+        refusal = self.who["refusal"]
+        if refusal:
+            await self.problem(exceptions.AuthenticationFailed(str(refusal)))
+            await self.close(CLOSE_UNAUTHENTICATED)
+            return
+        try:
+            self.slots = await waiting.run_sync(capacity.take, self.caller)
+        except capacity.TooManyOpen as error:
+            await self.problem(error)
+            await self.close(CLOSE_TOO_MANY)
+            return
+        user = self.user
+        await self.send_json(
+            {"type": "hello", "user": user.get_username() if user.is_authenticated else None}
+        )
+
+    async def disconnect(self, code: int) -> None:
+        for task in getattr(self, "follows", {}).values():
+            task.cancel()
+        slots = getattr(self, "slots", None)
+        if slots is not None:
+            self.slots = None
+            await waiting.run_sync(slots.release)
+
+    async def send_json(self, content: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(content, separators=(",", ":")))
+
+    async def problem(self, error: Exception, **about: Any) -> None:
+        with translation.override(self.language):
+            found = problem_of(error)
+            if found is None:
+                reason = unavailable_reason(error)
+                if reason is None:  # a bug: logged, the client told what the API would say
+                    log.error("push channel: %r", error, exc_info=error)
+                    found = problem_body(
+                        "server-error", gettext("the server failed; it has been logged")
+                    )
+                else:
+                    log.warning("push channel: %s (%r)", reason, error)
+                    found = problem_body("unavailable", reason)
+        # The problem document apart: its own "type" is the problem's URI (RFC 9457).
+        await self.send_json({"type": "problem", **about, "problem": found})
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        about: dict[str, Any] = {}
+        try:
+            message = self.parse(text_data)
+            # A refusal names the game and key it answers, so that a client can match it.
+            about = {
+                k: message[k] for k in ("game", "key") if isinstance(message.get(k), int | str)
+            }
+            await self.handle(message)
+        except Exception as error:
+            await self.problem(error, **about)
+
+    def parse(self, text: str | None) -> dict[str, Any]:
+        with translation.override(self.language):
+            if text is None or len(text) > MAX_MESSAGE_BYTES:
+                raise exceptions.ParseError(
+                    gettext("send each message as one JSON object of at most %(most)s bytes")
+                    % {"most": MAX_MESSAGE_BYTES}
+                )
+            try:
+                message = load_json(text)
+            except ValueError as error:
+                raise exceptions.ParseError(str(error)) from None
+            if not isinstance(message, dict):
+                raise exceptions.ParseError(gettext("a message is a JSON object with a type"))
+            return message
+
+    async def handle(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        game = message.get("game")
+        if kind not in ("follow", "unfollow", "act"):
+            raise exceptions.ValidationError(
+                {"type": [gettext("one of follow, unfollow, act, not %(v)s") % {"v": repr(kind)}]}
+            )
+        if not isinstance(game, int) or isinstance(game, bool) or game < 1:
+            raise exceptions.ValidationError({"game": [gettext("a game's id, a whole number")]})
+        await waiting.run_sync(self.count)
+        if kind == "unfollow":
+            task = self.follows.pop(game, None)
+            if task is not None:
+                task.cancel()
+            return
+        if kind == "follow":
+            after = message.get("after", -1)
+            if not isinstance(after, int) or isinstance(after, bool):
+                raise exceptions.ValidationError({"after": [gettext("a sequence")]})
+            if game not in self.follows and len(self.follows) >= MAX_FOLLOWED:
+                most = {"most": MAX_FOLLOWED}
+                raise exceptions.ValidationError(
+                    {"game": [gettext("follow at most %(most)s games at once") % most]}
+                )
+            # 404 now, before anything is followed, when there is no such game to see.
+            await waiting.run_sync(self.access, game)
+            previous = self.follows.pop(game, None)
+            if previous is not None:
+                previous.cancel()
+            self.follows[game] = asyncio.get_running_loop().create_task(self.follow(game, after))
+            return
+        answer = await waiting.run_sync(self.act, game, message)
+        await self.send_json({"type": "acted", "game": game, "key": message.get("key"), **answer})
+
+    # -- in a shared thread ---------------------------------------------------------------
+
+    def count(self) -> None:
+        """Count the message against the caller's request rates, as a request to the API."""
+        limits = RateLimits()
+        if not limits.allow_request(self.caller, None):  # type: ignore[arg-type]
+            raise exceptions.Throttled(limits.wait())
+
+    def access(self, game_id: int, found: Any = None) -> Any:
+        """The caller's access to the game (its row ``found`` if just read), else a 404."""
+        found = game_row(game_id) if found is None else found
+        access = None if found is None else game_access(self.user, found)
+        if access is None:
+            with translation.override(self.language):
+                raise exceptions.NotFound(gettext("there is no game %(id)s") % {"id": game_id})
+        return access
+
+    def act(self, game_id: int, message: dict[str, Any]) -> dict[str, Any]:
+        user = self.user
+        with translation.override(self.language):
+            if not user.is_authenticated:
+                raise exceptions.NotAuthenticated(
+                    gettext("sign in (a bearer token) to act: spectators only follow")
+                )
+            key = message.get("key")
+            body = {k: v for k, v in message.items() if k not in ("type", "game", "key")}
+            return act(self.access(game_id), user, key if isinstance(key, str) else "", body)
+
+    def view(self, game_id: int, after: int) -> tuple[dict[str, Any] | None, bool]:
+        """Game ``game_id``'s view frame if it moved past ``after`` (else ``None``), and
+        whether the game is over (nothing more will come)."""
+        found = game_row(game_id)
+        if found is not None and found.sequence <= after:
+            return None, found.is_over
+        access = self.access(game_id, found)
+        with translation.override(self.language):
+            frame = {
+                "type": "view",
+                "game": game_id,
+                "sequence": access.game.sequence,
+                "view": view_of(access),
+            }
+        return frame, access.game.is_over
+
+    # -- following -------------------------------------------------------------------------
+
+    async def follow(self, game_id: int, after: int) -> None:
+        """Push game ``game_id``'s view each time it moves, until it is over or unfollowed."""
+        try:
+            with waiting.listening([notify.channel(game_id)]) as (waiter, found):
+                # Registered first: a move committed from now on wakes the waiter.
+                while True:
+                    frame, over = await waiting.run_sync(self.view, game_id, after)
+                    if frame is not None:
+                        await self.send_json(frame)
+                        after = frame["sequence"]
+                    if over:
+                        return
+                    await waiter.wait(waiting.recheck_seconds(found, notify.POLL_SECONDS))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the game gone from view, the database failing
+            await self.problem(error, game=game_id)
+        finally:
+            if self.follows.get(game_id) is asyncio.current_task():
+                del self.follows[game_id]
+
+
+def application() -> Any:
+    """The WebSocket side of ``parlour.asgi``."""
+    routes: list[Any] = [path("api/v1/ws", PushConsumer.as_asgi())]  # type: ignore[arg-type]
+    return Authentication(URLRouter(routes))
+
+
+__all__ = ["PushConsumer", "application", "problem_of"]
