@@ -4,10 +4,13 @@
                                    [--server wsgi|asgi] [--web-workers 3] [--celery 2]
                                    [--people 1] [--bots 1]
                                    [--compose] [--redis-outage SECONDS --redis URL]
+                                   [--transport http|ws] [--database NAME]
+                                   [--cache-db N] [--broker-db N]
 
-Makes its own database ``parlour_load`` on the local PostgreSQL (``--url``; dropped
-at the end unless ``--keep``), uses Redis databases 8 (cache, throttle counts) and 9
-(Celery broker), which it flushes, and starts:
+Makes its own database ``parlour_load`` (``--database``) on the local PostgreSQL
+(``--url``; dropped at the end unless ``--keep``), uses Redis databases 8 (cache,
+throttle counts; ``--cache-db``) and 9 (Celery broker; ``--broker-db``), which it
+flushes, and starts:
 
 * the web server: ``gunicorn parlour.wsgi:application -k gthread --workers N --threads T``
   (``--server asgi``: ``parlour.asgi`` with uvicorn workers, as docker-compose runs it;
@@ -34,7 +37,10 @@ client would: ``GET`` the game; when its seat is waited for, ``POST`` a random l
 action with the sequence it saw and a fresh ``Idempotency-Key``; otherwise long-poll
 ``GET …?after=<sequence>&wait=<--long-poll>`` (``--long-poll 0``: poll again after
 ``--poll`` seconds, doubling up to 8 x while nothing changes); when a game
-ends, find the table's next game.  A bot's move is played by the worker after the
+ends, find the table's next game.  With ``--transport ws`` each person instead opens
+one WebSocket to the push channel (``/api/v1/ws``), follows its game, is pushed every
+new view and sends its moves over it (a move's latency: from sending it to its
+answer; pushed views are counted as *waits*).  A bot's move is played by the worker after the
 commit before it.  After ``--warmup`` seconds the run is measured for
 ``--seconds``: accepted actions per second (the people's POSTs; bot moves counted
 apart), the latency of the POSTs and of the GETs (median, 99th percentile),
@@ -231,6 +237,18 @@ def main() -> int:
         default=0.0,
         help="stop --redis (a Redis of the run's own) this many seconds mid-level",
     )
+    parser.add_argument(
+        "--transport",
+        choices=["http", "ws"],
+        default="http",
+        help="http: the REST API (a POST a move, long-polls); ws: the push channel, one"
+        " WebSocket a player (needs --server asgi)",
+    )
+    parser.add_argument(
+        "--database", default="parlour_load", help="the run's own database (made and dropped)"
+    )
+    parser.add_argument("--cache-db", type=int, default=8, help="Redis database of the cache")
+    parser.add_argument("--broker-db", type=int, default=9, help="Redis database of the broker")
     parser.add_argument("--profile-requests", type=int, default=300)
     parser.add_argument("--url", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
@@ -258,7 +276,17 @@ def main() -> int:
         args.profile_requests = 0
 
     rows: list[dict[str, Any]] = []
-    with Stack("parlour_load", pg_url=args.url, redis_url=args.redis, keep=args.keep) as stack:
+    if args.transport == "ws" and args.server != "asgi":
+        parser.error("--transport ws needs --server asgi (the push channel is ASGI only)")
+    stack_of = Stack(
+        args.database,
+        pg_url=args.url,
+        redis_url=args.redis,
+        cache_db=args.cache_db,
+        broker_db=args.broker_db,
+        keep=args.keep,
+    )
+    with stack_of as stack:
         stack.env["DJANGO_SETTINGS_MODULE"] = args.settings
         worker = stack.start_worker("worker", beat=not args.compose, concurrency=args.celery)
         if args.compose:
@@ -274,7 +302,9 @@ def main() -> int:
             + (", beat on its own" if args.compose else " --beat")
             + (f", Redis stopped {args.redis_outage:g} s mid-level" if args.redis_outage else "")
             + (
-                f", clients long-poll {args.long_poll:g} s"
+                ", clients on the push channel (WebSocket)"
+                if args.transport == "ws"
+                else f", clients long-poll {args.long_poll:g} s"
                 if args.long_poll > 0
                 else f", clients poll every {args.poll:g} s+"
             )
@@ -307,6 +337,7 @@ def main() -> int:
                 poll=args.poll,
                 long_poll=args.long_poll,
                 warmup=args.warmup,
+                transport=args.transport,
             )
             end = datetime.now(UTC)
             cpu_after = {k: group_cpu(v) for k, v in pgids.items()} | {"pg": postgres_cpu()}

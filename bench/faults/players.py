@@ -348,6 +348,109 @@ async def play_seat(
         view = await act(client, me, game, action, view["sequence"], record, until + grace)
 
 
+async def play_seat_ws(
+    session: Any,
+    me: SeatAt,
+    until: float,
+    record: Record,
+    *,
+    rng: random.Random | None = None,
+    grace: float = 30.0,
+) -> None:
+    """Play ``me``'s seat as :func:`play_seat` does, over the push channel (``/api/v1/ws``):
+    one WebSocket that follows the seat's game and is pushed every new view, the moves sent
+    over it.  A move's latency is from sending it to its ``acted`` answer (``post_ms``); a
+    pushed view counts as a long-poll answered (``waits``).  A lost connection is opened
+    again and the game followed from the last sequence seen (nothing is missed); a move
+    unanswered by then is sent again with its key.
+    """
+    import aiohttp
+
+    rng = rng or random.Random()
+    game = me.game
+    view: dict[str, Any] | None = None
+    #: The move on its way: (key, body, when it was sent).
+    pending: tuple[str, dict[str, Any], float] | None = None
+    headers = {"Authorization": f"Bearer {me.token}"}
+    while time.monotonic() < until + (grace if pending else 0.0):
+        try:
+            async with session.ws_connect("/api/v1/ws", headers=headers, heartbeat=20) as ws:
+                after = view["sequence"] if view is not None else -1
+                await ws.send_json({"type": "follow", "game": game, "after": after})
+                if pending is not None:  # a retry of the same key: the first outcome
+                    await ws.send_json(pending[1])
+                while True:
+                    try:
+                        message = await ws.receive(timeout=1.0)
+                    except TimeoutError:  # nothing pushed: is the time up?
+                        if time.monotonic() >= until and pending is None:
+                            return
+                        if time.monotonic() >= until + grace:
+                            return
+                        continue
+                    if message.type != aiohttp.WSMsgType.TEXT:
+                        break
+                    frame = json.loads(message.data)
+                    kind = frame.get("type")
+                    if kind == "view" and frame.get("game") == game:
+                        if record.measuring:
+                            record.waits += 1
+                        if view is None or frame["sequence"] >= view["sequence"]:
+                            view = frame["view"]
+                    elif kind == "acted" and pending is not None and frame["key"] == pending[0]:
+                        if record.measuring:
+                            record.post_ms.append((time.perf_counter() - pending[2]) * 1000)
+                        record.acknowledged.append(
+                            (game, me.user_id, pending[0], frame["sequence"])
+                        )
+                        if frame.get("replayed"):
+                            record.replayed += 1
+                        pending = None
+                        if view is None or frame["sequence"] >= view["sequence"]:
+                            view = frame["view"]
+                    elif kind == "problem":
+                        status = frame["problem"].get("status")
+                        if pending is not None and frame.get("key") == pending[0]:
+                            pending = None
+                        if status == 409:
+                            record.conflicts += 1
+                        else:
+                            record.refused += 1
+                            record.error(f"ws {status}")
+                    if time.monotonic() >= until and pending is None:
+                        return
+                    if view is None or pending is not None:
+                        continue
+                    if view.get("status") == "over":
+                        following = view.get("next_game_id")
+                        if not following:
+                            record.finished_tables += 1
+                            return
+                        await ws.send_json({"type": "unfollow", "game": game})
+                        game, view = following, None
+                        await ws.send_json({"type": "follow", "game": game})
+                        continue
+                    action = (
+                        choose_action(view, rng)
+                        if view.get("seat") in view["waiting_for"]
+                        else None
+                    )
+                    if action is not None:
+                        key = uuid.uuid4().hex
+                        body = {
+                            "type": "act",
+                            "game": game,
+                            "key": key,
+                            "expected_sequence": view["sequence"],
+                            "action": action,
+                        }
+                        pending = (key, body, time.perf_counter())
+                        await ws.send_json(body)
+        except Exception as error:  # noqa: BLE001 - a fault run expects connection errors
+            record.error(type(error).__name__)
+        await asyncio.sleep(0.2)
+
+
 def run_players(
     url: str,
     seats: Iterable[SeatAt],
@@ -357,8 +460,10 @@ def run_players(
     long_poll: float = 0.0,
     warmup: float = 0.0,
     seed: int = 1,
+    transport: str = "http",
 ) -> tuple[Record, float, float]:
-    """Play every seat at once for ``seconds`` (after ``warmup``, not measured).
+    """Play every seat at once for ``seconds`` (after ``warmup``, not measured), over
+    ``transport``: ``http`` (the REST API) or ``ws`` (the push channel).
 
     Returns the record, the measured wall time and this client's CPU seconds.
     """
@@ -377,7 +482,9 @@ def run_players(
             rng = random.Random(seed)
             tasks = [
                 asyncio.create_task(
-                    play_seat(
+                    play_seat_ws(session, s, until, record, rng=random.Random(rng.random()))
+                    if transport == "ws"
+                    else play_seat(
                         client,
                         s,
                         until,

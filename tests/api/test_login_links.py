@@ -193,3 +193,41 @@ def test_a_new_player_added_in_the_admin_with_a_login_is_logged_and_a_taken_logi
     again = client.post("/admin/tournaments/player/add/", add | {"name": "Eve Again"})
     assert again.status_code == 200 and "already plays in this club" in again.content.decode()
     assert not Player.objects.filter(name="Eve Again").exists()
+
+
+def test_an_organiser_cannot_seat_their_own_player_in_a_running_game_through_the_admin(
+    world: ClubWorld, api: Api
+) -> None:
+    """The other way in: leave the logins alone and move the organiser's own player into the
+    seat (the seat's change form, the round's "seat again" action)."""
+    from tournaments.models import Round, TableSeat
+
+    _, game = tournament_game(world)
+    own = services.add_player(world.club, "Olga", user=world.organiser)
+    seat = TableSeat.objects.get(table=game.table, player=world.players["alice"])
+    client = admin_client(world)
+    # A begun round's seats are read only in the admin: the posted player is not taken.
+    client.post(f"/admin/tournaments/tableseat/{seat.pk}/change/", {"player": own.pk})
+    seat.refresh_from_db()
+    assert seat.player_id == world.players["alice"].pk
+    round_ = Round.objects.get(tables=game.table)
+    page = client.post(
+        "/admin/tournaments/round/",
+        {"_selected_action": [round_.pk], "action": "reseat_rounds", "index": 0},
+        follow=True,
+    )
+    assert page.status_code == 200
+    assert "has begun (playing): its seating cannot change" in page.content.decode()
+    seats = list(TableSeat.objects.filter(table=game.table).values_list("player_id", flat=True))
+    assert own.pk not in seats and world.players["alice"].pk in seats
+    # The organiser still sees the game as its organiser, never as a seat, and cannot act.
+    status, view, _ = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["org"])
+    assert status == 200 and view["role"] == "organiser" and "hand" not in view
+    status, alices, _ = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["alice"])
+    status, problem, _ = api.post(
+        f"/api/v1/games/{game.pk}/actions",
+        {"expected_sequence": game.sequence, "action": alices["legal_actions"][0]},
+        token=world.tokens["org"],
+        headers={"Idempotency-Key": "org-reseat"},
+    )
+    assert status == 403, problem
