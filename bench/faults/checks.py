@@ -228,6 +228,12 @@ def run_fault(
         "--outage", type=float, default=2.0, help="seconds a restarted service stays down"
     )
     parser.add_argument(
+        "--transport",
+        choices=["http", "ws"],
+        default="http",
+        help="how the people play: the REST API (http) or the push channel (ws, a WebSocket each)",
+    )
+    parser.add_argument(
         "--yes",
         action="store_true",
         help="confirm: this run restarts a shared service (Redis or PostgreSQL)",
@@ -259,7 +265,9 @@ def run_fault(
         run = FaultRun(stack, workers, outage=args.outage)
         bots = bot_tournament(name, 12, "bhabhi", rounds=2, size=4, deals=3)
         people, seats = person_tables(name, args.tables, deals=6)
-        run.note(f"started: {len(seats)} people's tables and a tournament of 12 bots")
+        run.note(
+            f"started: {len(seats)} people's tables ({args.transport}) and a tournament of 12 bots"
+        )
         failed: list[BaseException] = []
 
         def strike() -> None:
@@ -271,7 +279,7 @@ def run_fault(
 
         thread = threading.Thread(target=strike, daemon=True)
         thread.start()
-        record, wall, _ = run_players(stack.url, seats, 240.0, poll=0.02)
+        record, wall, _ = run_players(stack.url, seats, 240.0, poll=0.02, transport=args.transport)
         thread.join(timeout=120)
         run.note(
             f"people done in {wall:.1f} s: {len(record.acknowledged)} actions acknowledged,"

@@ -385,14 +385,46 @@ def test_a_token_holds_at_most_its_open_streams_in_sockets_and_a_closed_one_give
                 assert (await ws.receive()).type == aiohttp.WSMsgType.CLOSE
                 assert ws.close_code == 4429
                 await held.pop().ws.close()
-                for _ in range(50):  # the slot goes back as the server sees the close
+                await held.pop().ws.close()
+                for _ in range(50):  # the slots go back as the server sees the closes
                     await asyncio.sleep(0.1)
                     ws = await session.ws_connect(
                         one.url.replace("http", "ws") + "/api/v1/ws",
                         headers={"Authorization": f"Bearer {token}"},
                     )
                     if json.loads((await ws.receive()).data)["type"] == "hello":
-                        return
-                raise AssertionError("the closed socket's slot never came back")
+                        break
+                else:
+                    raise AssertionError("the closed sockets' slots never came back")
+                # A follow is a stream too: two sockets and one follow fill the three slots.
+                socket = held[0]
+                # (Games nobody moves here, running: an over game's follow ends at once.)
+                games = [seeded["duel_wsgi"]["game"], seeded["duel_asgi"]["game"]]
+                await socket.send(type="follow", game=games[0])
+                assert (await socket.next())["type"] == "view"
+                await socket.send(type="follow", game=games[1])
+                refused = await socket.next()
+                assert refused["type"] == "problem" and refused["game"] == games[1]
+                assert refused["problem"]["status"] == 429
+                # Following the same game again (from another sequence) takes no new slot;
+                # an unfollow gives its slot back.
+                await socket.send(type="follow", game=games[0], after=-1)
+                assert (await socket.next())["type"] == "view"
+                await socket.send(type="unfollow", game=games[0])
+                await socket.send(type="follow", game=games[1])
+                assert (await socket.next())["type"] == "view"
+
+        asyncio.run(check())
+
+
+def test_a_handshake_for_a_host_not_allowed_is_refused(server: LiveServer) -> None:
+    async def check() -> None:
+        async with aiohttp.ClientSession() as session:
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await session.ws_connect(
+                    server.url.replace("http", "ws") + "/api/v1/ws",
+                    headers={"Host": "evil.example"},
+                )
+            assert refused.value.status == 403
 
         asyncio.run(check())

@@ -25,7 +25,9 @@ Who the client is: ``Authorization: Bearer <key>`` (a bot; a bad key is refused 
 code 4401), else the browser's session cookie, but only when the page that opened
 the socket is of this site (``Origin``: a page elsewhere cannot act with a visitor's
 session), else anonymous (a spectator).  A connection takes one of the caller's open
-streams slots (:mod:`tournaments.api.capacity`) for its whole life.
+streams slots (:mod:`tournaments.api.capacity`) for its whole life, and each game it
+follows one more: a follow is a stream.  A handshake for a host not in
+``ALLOWED_HOSTS`` is refused, as Django refuses such an HTTP request.
 
 What it costs: a follow waits like a long-poll (:mod:`tournaments.api.waiting`): one
 waiter on the process's single Redis subscription, woken only by its own game's
@@ -48,6 +50,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.routing import URLRouter
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.http.request import split_domain_port, validate_host
 from django.urls import path
 from django.utils import timezone, translation
 from django.utils.translation import gettext
@@ -126,6 +129,16 @@ def _same_site(scope: dict[str, Any]) -> bool:
     return urlsplit(text).netloc == host or text in getattr(settings, "CSRF_TRUSTED_ORIGINS", [])
 
 
+def _allowed_host(scope: dict[str, Any]) -> bool:
+    """Whether the handshake's ``Host`` is one of ``ALLOWED_HOSTS`` (Django's own check)."""
+    host = _headers(scope).get(b"host", b"").decode("latin-1")
+    allowed = list(settings.ALLOWED_HOSTS)
+    if settings.DEBUG and not allowed:
+        allowed = [".localhost", "127.0.0.1", "[::1]"]  # as HttpRequest.get_host
+    domain, _port = split_domain_port(host)
+    return bool(domain) and validate_host(domain, allowed)
+
+
 def _token_owner(key: str) -> tuple[Any, ApiToken] | None:
     from tournaments import sql
     from tournaments.api.authentication import TOUCH_EVERY
@@ -191,9 +204,14 @@ class PushConsumer(AsyncWebsocketConsumer):
         self.who: dict[str, Any] = dict(self.scope)
         self.user: Any = self.who["user"]
         self.follows: dict[int, asyncio.Task[None]] = {}
+        #: The open-stream slots: the connection's own, and one for each game followed.
         self.slots: capacity.Slots | None = None
+        self.follow_slots: dict[int, capacity.Slots] = {}
         self.language = _language(self.who)
         self.caller = Caller(self.user, self.who["auth"], _meta(self.who))
+        if not _allowed_host(self.who):  # as Django answers an HTTP request for another host
+            await self.close()
+            return
         await self.accept()
         refusal = self.who["refusal"]
         if refusal:
@@ -212,12 +230,19 @@ class PushConsumer(AsyncWebsocketConsumer):
         )
 
     async def disconnect(self, code: int) -> None:
-        for task in getattr(self, "follows", {}).values():
+        ending = [self.unfollowed(game) for game in list(getattr(self, "follows", {}))]
+        ending.append(getattr(self, "slots", None))
+        self.slots = None
+        for slots in ending:
+            if slots is not None:
+                await waiting.run_sync(slots.release)
+
+    def unfollowed(self, game: int) -> capacity.Slots | None:
+        """Stop following ``game``: its slots, to give back."""
+        task = self.follows.pop(game, None)
+        if task is not None:
             task.cancel()
-        slots = getattr(self, "slots", None)
-        if slots is not None:
-            self.slots = None
-            await waiting.run_sync(slots.release)
+        return self.follow_slots.pop(game, None)
 
     async def send_json(self, content: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(content, separators=(",", ":")))
@@ -276,9 +301,9 @@ class PushConsumer(AsyncWebsocketConsumer):
             raise exceptions.ValidationError({"game": [gettext("a game's id, a whole number")]})
         await waiting.run_sync(self.count)
         if kind == "unfollow":
-            task = self.follows.pop(game, None)
-            if task is not None:
-                task.cancel()
+            slots = self.unfollowed(game)
+            if slots is not None:
+                await waiting.run_sync(slots.release)
             return
         if kind == "follow":
             after = message.get("after", -1)
@@ -292,8 +317,11 @@ class PushConsumer(AsyncWebsocketConsumer):
             # 404 now, before anything is followed, when there is no such game to see.
             await waiting.run_sync(self.access, game)
             previous = self.follows.pop(game, None)
-            if previous is not None:
+            if previous is not None:  # followed again (from another sequence): its slot stays
                 previous.cancel()
+            else:
+                # A follow is a stream: it counts against the caller's open streams (429).
+                self.follow_slots[game] = await waiting.run_sync(capacity.take, self.caller)
             self.follows[game] = asyncio.get_running_loop().create_task(self.follow(game, after))
             return
         answer = await waiting.run_sync(self.act, game, message)
@@ -363,8 +391,11 @@ class PushConsumer(AsyncWebsocketConsumer):
         except Exception as error:  # the game gone from view, the database failing
             await self.problem(error, game=game_id)
         finally:
-            if self.follows.get(game_id) is asyncio.current_task():
+            if self.follows.get(game_id) is asyncio.current_task():  # ended by itself
                 del self.follows[game_id]
+                slots = self.follow_slots.pop(game_id, None)
+                if slots is not None:
+                    await waiting.run_sync(slots.release)
 
 
 def application() -> Any:
