@@ -409,8 +409,16 @@ async def play_seat_ws(
                         if view is None or frame["sequence"] >= view["sequence"]:
                             view = frame["view"]
                     elif kind == "problem":
-                        status = frame["problem"].get("status")
-                        if pending is not None and frame.get("key") == pending[0]:
+                        status = frame["problem"].get("status") or 0
+                        mine = pending is not None and frame.get("key") == pending[0]
+                        if status >= 500:
+                            # As over HTTP: the same move again with its key, a moment later.
+                            record.error(f"ws {status}")
+                            if mine and pending is not None:
+                                await asyncio.sleep(0.2)
+                                await ws.send_json(pending[1])
+                            continue
+                        if mine:
                             pending = None
                         if status == 409:
                             record.conflicts += 1

@@ -528,17 +528,21 @@ def unavailable_reason(exc: BaseException) -> str | None:
     return None
 
 
+def unavailable_detail() -> str:
+    """What a 503 ``unavailable`` problem says (the REST API's and the push channel's)."""
+    return ngettext(
+        "the server is too busy to answer now: try again in %(seconds)s second",
+        "the server is too busy to answer now: try again in %(seconds)s seconds",
+        UNAVAILABLE_RETRY_SECONDS,
+    ) % {"seconds": UNAVAILABLE_RETRY_SECONDS}
+
+
 def unavailable_response(request: HttpRequest, reason: str) -> HttpResponse:
     """The 503 ``unavailable`` problem, logged as a warning (overload: no traceback)."""
     logger.warning("API request %s %s: %s; answered 503", request.method, request.path, reason)
     return problem_response(
         "unavailable",
-        ngettext(
-            "the server is too busy to answer now: try again in %(seconds)s second",
-            "the server is too busy to answer now: try again in %(seconds)s seconds",
-            UNAVAILABLE_RETRY_SECONDS,
-        )
-        % {"seconds": UNAVAILABLE_RETRY_SECONDS},
+        unavailable_detail(),
         request=request,
         extra={"retry_after": UNAVAILABLE_RETRY_SECONDS},
         headers={"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)},

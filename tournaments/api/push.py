@@ -59,7 +59,13 @@ from rest_framework import exceptions
 from tournaments.api import capacity, waiting
 from tournaments.api.authentication import hash_key
 from tournaments.api.parsers import load_json
-from tournaments.api.problems import exception_handler, problem_body, unavailable_reason
+from tournaments.api.problems import (
+    UNAVAILABLE_RETRY_SECONDS,
+    exception_handler,
+    problem_body,
+    unavailable_detail,
+    unavailable_reason,
+)
 from tournaments.api.throttling import RateLimits
 from tournaments.api.views.games import act, view_of
 from tournaments.languages import API_DEFAULT, accepted_in
@@ -255,11 +261,16 @@ class PushConsumer(AsyncWebsocketConsumer):
                 if reason is None:  # a bug: logged, the client told what the API would say
                     log.error("push channel: %r", error, exc_info=error)
                     found = problem_body(
-                        "server-error", gettext("the server failed; it has been logged")
+                        "server-error",
+                        gettext("the server failed to answer this request; it has been logged"),
                     )
                 else:
                     log.warning("push channel: %s (%r)", reason, error)
-                    found = problem_body("unavailable", reason)
+                    found = problem_body(
+                        "unavailable",
+                        unavailable_detail(),
+                        extra={"retry_after": UNAVAILABLE_RETRY_SECONDS},
+                    )
         # The problem document apart: its own "type" is the problem's URI (RFC 9457).
         await self.send_json({"type": "problem", **about, "problem": found})
 
@@ -378,8 +389,21 @@ class PushConsumer(AsyncWebsocketConsumer):
         try:
             with waiting.listening([notify.channel(game_id)]) as (waiter, found):
                 # Registered first: a move committed from now on wakes the waiter.
+                told = False  # of the database failing, once until it answers again
                 while True:
-                    frame, over = await waiting.run_sync(self.view, game_id, after)
+                    try:
+                        frame, over = await waiting.run_sync(self.view, game_id, after)
+                    except Exception as error:
+                        if unavailable_reason(error) is None:
+                            raise
+                        # The database restarting: the follow goes on once it answers
+                        # (a long-poll answers the same way), the client told once.
+                        if not told:
+                            await self.problem(error, game=game_id)
+                            told = True
+                        await asyncio.sleep(waiting.RECONNECT_SECONDS)
+                        continue
+                    told = False
                     if frame is not None:
                         await self.send_json(frame)
                         after = frame["sequence"]
@@ -388,7 +412,7 @@ class PushConsumer(AsyncWebsocketConsumer):
                     await waiter.wait(waiting.recheck_seconds(found, notify.POLL_SECONDS))
         except asyncio.CancelledError:
             raise
-        except Exception as error:  # the game gone from view, the database failing
+        except Exception as error:  # the game gone from view, a bug
             await self.problem(error, game=game_id)
         finally:
             if self.follows.get(game_id) is asyncio.current_task():  # ended by itself
