@@ -428,3 +428,57 @@ def test_a_handshake_for_a_host_not_allowed_is_refused(server: LiveServer) -> No
             assert refused.value.status == 403
 
         asyncio.run(check())
+
+
+def test_a_revoked_token_is_cut_off_an_open_socket_before_its_next_move_and_soon_from_its_pushes(
+    push_db: LiveDatabase, server: LiveServer
+) -> None:
+    seeded = push_db.seeded
+    game = seeded["duel_wsgi"]["game"]  # running, and nobody moves it here
+
+    def new_token() -> tuple[int, str]:
+        import base64
+
+        basic = base64.b64encode(f"eli:{seeded['password']}".encode()).decode()
+        status, made = call(
+            server.url,
+            "POST",
+            "/api/v1/tokens",
+            {"name": "push"},
+            headers={"Authorization": f"Basic {basic}"},
+        )
+        assert status == 201, made
+        return int(made["id"]), str(made["key"])
+
+    def revoke(token: tuple[int, str]) -> None:
+        status, _ = call(server.url, "DELETE", f"/api/v1/tokens/{token[0]}", token=token[1])
+        assert status == 204
+
+    async def check() -> None:
+        async with aiohttp.ClientSession() as session:
+            # A move after the revocation: refused, and the socket closed.
+            token = new_token()
+            socket = await connect(session, server.url, token[1])
+            revoke(token)
+            await socket.send(
+                type="act",
+                game=game,
+                key="after-revoke",
+                expected_sequence=1,
+                action={"type": "draw", "index": 0},
+            )
+            refused = await socket.next()
+            assert refused["problem"]["status"] == 401 and refused["key"] == "after-revoke"
+            assert (await socket.ws.receive()).type == aiohttp.WSMsgType.CLOSE
+            assert socket.ws.close_code == 4401
+            # Pushes to a follower: within a few seconds of the revocation.
+            token = new_token()
+            socket = await connect(session, server.url, token[1])
+            await socket.send(type="follow", game=game)
+            assert (await socket.next())["type"] == "view"
+            revoke(token)
+            ended = await socket.next(seconds=20)
+            assert ended["problem"]["status"] == 401 and ended["game"] == game
+            assert (await socket.ws.receive()).type == aiohttp.WSMsgType.CLOSE
+
+    asyncio.run(check())

@@ -26,8 +26,11 @@ code 4401), else the browser's session cookie, but only when the page that opene
 the socket is of this site (``Origin``: a page elsewhere cannot act with a visitor's
 session), else anonymous (a spectator).  A connection takes one of the caller's open
 streams slots (:mod:`tournaments.api.capacity`) for its whole life, and each game it
-follows one more: a follow is a stream.  A handshake for a host not in
-``ALLOWED_HOSTS`` is refused, as Django refuses such an HTTP request.
+follows one more: a follow is a stream.  The sign-in is checked again before every
+move and at least every :data:`AUTH_RECHECK_SECONDS` while views are pushed: a revoked
+token or a logged-out session gets a 401 problem and the socket is closed (4401).  A
+handshake for a host not in ``ALLOWED_HOSTS`` is refused, as Django refuses such an
+HTTP request.
 
 What it costs: a follow waits like a long-poll (:mod:`tournaments.api.waiting`): one
 waiter on the process's single Redis subscription, woken only by its own game's
@@ -41,6 +44,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import urlsplit
@@ -80,6 +84,9 @@ log = logging.getLogger("parlour.api")
 MAX_MESSAGE_BYTES = 16_384
 #: The most games one connection follows at once.
 MAX_FOLLOWED = 16
+#: Seconds a connection's sign-in is trusted before it is checked again (a revoked token,
+#: a session logged out): always before a move, at most this late for what is pushed.
+AUTH_RECHECK_SECONDS = 5.0
 #: Close codes (RFC 6455 leaves 4000-4999 to applications): refused credentials, too many.
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_TOO_MANY = 4429
@@ -193,6 +200,10 @@ class Authentication:
         return await self.inner(scope, receive, send)
 
 
+class SignedOut(exceptions.NotAuthenticated):
+    """The connection's token was revoked, or its session ended, since it connected."""
+
+
 def problem_of(error: Exception) -> dict[str, Any] | None:
     """The problem document the REST API answers ``error`` with (``None``: not one it knows)."""
     response = exception_handler(error, {})
@@ -214,6 +225,7 @@ class PushConsumer(AsyncWebsocketConsumer):
         self.slots: capacity.Slots | None = None
         self.follow_slots: dict[int, capacity.Slots] = {}
         self.language = _language(self.who)
+        self.auth_checked = time.monotonic()
         self.caller = Caller(self.user, self.who["auth"], _meta(self.who))
         if not _allowed_host(self.who):  # as Django answers an HTTP request for another host
             await self.close()
@@ -283,8 +295,15 @@ class PushConsumer(AsyncWebsocketConsumer):
                 k: message[k] for k in ("game", "key") if isinstance(message.get(k), int | str)
             }
             await self.handle(message)
+        except SignedOut as error:
+            await self.signed_out(error, **about)
         except Exception as error:
             await self.problem(error, **about)
+
+    async def signed_out(self, error: SignedOut, **about: Any) -> None:
+        """Tell the client its sign-in ended, and close: nothing more is pushed or taken."""
+        await self.problem(error, **about)
+        await self.close(CLOSE_UNAUTHENTICATED)
 
     def parse(self, text: str | None) -> dict[str, Any]:
         with translation.override(self.language):
@@ -340,6 +359,28 @@ class PushConsumer(AsyncWebsocketConsumer):
 
     # -- in a shared thread ---------------------------------------------------------------
 
+    def check_signed_in(self, *, now: bool = False) -> None:
+        """Raise :class:`SignedOut` if the token was revoked or the session ended since the
+        connection began (checked ``now``, or when the last check is old enough)."""
+        if not self.user.is_authenticated:
+            return
+        if not now and time.monotonic() - self.auth_checked < AUTH_RECHECK_SECONDS:
+            return
+        auth = self.who["auth"]
+        if isinstance(auth, ApiToken):
+            live = ApiToken.objects.filter(
+                pk=auth.pk, revoked_at__isnull=True, user__is_active=True
+            ).exists()
+        else:
+            session = self.who.get("session")
+            live = session is not None and session.exists(session.session_key)
+        self.auth_checked = time.monotonic()
+        if not live:
+            with translation.override(self.language):
+                raise SignedOut(
+                    gettext("your token was revoked or your session ended: sign in again")
+                )
+
     def count(self) -> None:
         """Count the message against the caller's request rates, as a request to the API."""
         limits = RateLimits()
@@ -357,6 +398,7 @@ class PushConsumer(AsyncWebsocketConsumer):
 
     def act(self, game_id: int, message: dict[str, Any]) -> dict[str, Any]:
         user = self.user
+        self.check_signed_in(now=True)
         with translation.override(self.language):
             if not user.is_authenticated:
                 raise exceptions.NotAuthenticated(
@@ -369,6 +411,7 @@ class PushConsumer(AsyncWebsocketConsumer):
     def view(self, game_id: int, after: int) -> tuple[dict[str, Any] | None, bool]:
         """Game ``game_id``'s view frame if it moved past ``after`` (else ``None``), and
         whether the game is over (nothing more will come)."""
+        self.check_signed_in()
         found = game_row(game_id)
         if found is not None and found.sequence <= after:
             return None, found.is_over
@@ -412,6 +455,8 @@ class PushConsumer(AsyncWebsocketConsumer):
                     await waiter.wait(waiting.recheck_seconds(found, notify.POLL_SECONDS))
         except asyncio.CancelledError:
             raise
+        except SignedOut as error:
+            await self.signed_out(error, game=game_id)
         except Exception as error:  # the game gone from view, a bug
             await self.problem(error, game=game_id)
         finally:
