@@ -1,6 +1,6 @@
 """Abuse: the attacks of issue 17 on the production shape, and what the other users feel.
 
-    .venv/bin/python bench/abuse.py [--quick] [--db parlour_abuse] [--only a,b,c,d,e,f]
+    .venv/bin/python bench/abuse.py [--quick] [--db parlour_abuse] [--only a,b,c,d,g,e,f]
         [--url postgres://postgres@127.0.0.1:5432/postgres] [--redis redis://127.0.0.1:6379/0]
         [--cache-db 5 --broker-db 12] [--web-workers 4] [--pool 10] [--events 92000]
 
@@ -50,6 +50,10 @@ c. 1,000 Server-Sent Event streams opened at once from one address with 12 token
 d. 1,000 long-polls (``GET /api/v1/games/{id}?after=N&wait=25``) from one address
    with 12 tokens: the threads, Redis and PostgreSQL connections of the web
    processes during them and after, healthz's latency;
+g. (issue 24's push channel) 1,000 WebSockets to ``/api/v1/ws`` opened at once from
+   one address with 12 tokens, each following the game, held open: a socket and each
+   follow take a slot of the same caps (429 problems beyond them), none of the open
+   ones may die, and the threads and connections stay bounded as in c and d;
 e. ``POST /api/v1/records/verify`` of a valid 0.88 MB Old Maid record of 9,900
    arranges, 4 at once for 30 s (413 expected, 429 once the records rate is
    spent), and of its first 2,001 moves (422: over the move limit);
@@ -615,6 +619,100 @@ async def attack_streams(
     attack.check("no open stream dies", not died, f"{len(died)} died: {sorted(set(died))}")
 
 
+async def attack_sockets(
+    base: str, game: int, tokens: list[str], attack: Attack, hold: float, count: int
+) -> None:
+    """Open ``count`` WebSockets to the push channel at once, each following the game; once
+    every one is answered, hold the open ones ``hold`` seconds more.  A socket and each of
+    its follows take an open-stream slot: beyond the caps, a 429 problem (and, for a
+    socket, close code 4429)."""
+    import aiohttp
+    from django.conf import settings
+
+    per_token = settings.PARLOUR_OPEN_STREAMS_PER_TOKEN
+    per_address = settings.PARLOUR_OPEN_STREAMS_PER_ADDRESS
+    opened = refused = follows = follows_refused = answered_count = 0
+    other: list[str] = []
+    died: list[str] = []
+    release = asyncio.Event()
+    answered = asyncio.Event()
+    started = time.monotonic()
+
+    def done_one() -> None:
+        nonlocal answered_count
+        answered_count += 1
+        if answered_count == count:
+            answered.set()
+
+    async with aiohttp.ClientSession(base, connector=aiohttp.TCPConnector(limit=0)) as session:
+
+        async def one(n: int) -> None:
+            nonlocal opened, refused, follows, follows_refused
+            headers = {"Authorization": f"Bearer {tokens[n % len(tokens)]}"}
+            headers |= forwarded("10.66.3.3")
+            counted_once = False
+            try:
+                async with session.ws_connect("/api/v1/ws", headers=headers) as ws:
+                    first = json.loads((await ws.receive(timeout=60)).data)
+                    if first["type"] != "hello":
+                        status = first.get("problem", {}).get("status")
+                        refused += status == 429
+                        if status != 429:
+                            other.append(f"socket {status}")
+                        return
+                    opened += 1
+                    await ws.send_json({"type": "follow", "game": game})
+                    reply = json.loads((await ws.receive(timeout=60)).data)
+                    if reply["type"] == "view":
+                        follows += 1
+                    elif reply.get("problem", {}).get("status") == 429:
+                        follows_refused += 1
+                    else:
+                        other.append(f"follow {reply.get('problem', {}).get('status')}")
+                    done_one()
+                    counted_once = True
+                    receiving = asyncio.ensure_future(ws.receive())
+                    waiting = asyncio.ensure_future(release.wait())
+                    finished, _ = await asyncio.wait(
+                        {receiving, waiting}, return_when=asyncio.FIRST_COMPLETED
+                    )
+                    if receiving in finished and receiving.result().type != aiohttp.WSMsgType.TEXT:
+                        died.append(f"closed by the server ({ws.close_code})")
+                    receiving.cancel()
+                    waiting.cancel()
+            except Exception as error:  # noqa: BLE001
+                other.append(type(error).__name__)
+            finally:
+                if not counted_once:
+                    done_one()
+
+        tasks = [asyncio.ensure_future(one(n)) for n in range(count)]
+        await answered.wait()
+        seconds = time.monotonic() - started
+        await asyncio.sleep(hold)
+        release.set()
+        await asyncio.gather(*tasks)
+    cap = min(per_address, per_token * len(tokens))
+    attack.say(
+        f"{count} sockets, {len(tokens)} tokens, one address, each following the game: all"
+        f" answered in {seconds:.1f} s; {opened} opened, {refused} refused (429); of the"
+        f" opened, {follows} follows pushed their view and {follows_refused} refused (429);"
+        f" held {hold:.0f} s more, {len(died)} died; other answers: {sorted(set(other)) or 'none'}"
+    )
+    attack.check(
+        "no more sockets and follows open at once than the caps",
+        opened + follows <= cap,
+        f"{opened} sockets + {follows} follows (cap {cap}: {per_token} a token,"
+        f" {per_address} an address)",
+    )
+    attack.check(
+        "every socket beyond the caps refused with a 429 problem (no 5xx)",
+        refused == count - opened and not other,
+        f"{refused} x 429, other: {sorted(set(other)) or 'none'}",
+    )
+    attack.check("no open socket dies", not died, f"{len(died)} died: {sorted(set(died))}")
+
+
 def most_at_once(intervals: list[tuple[float, float]]) -> int:
     """The most of ``intervals`` (start, end) that overlap at one moment."""
     edges = sorted([(a, 1) for a, _ in intervals] + [(b, -1) for _, b in intervals])
@@ -987,6 +1085,11 @@ async def run(stack: Stack, args: argparse.Namespace, setup: dict[str, Any]) -> 
                 8 if quick else 25,
             ),
         ),
+        "g": (
+            "g",
+            "1,000 WebSockets of the push channel from one client, each following a game",
+            lambda a: attack_sockets(base, setup["game"], setup["tokens"], a, hold, 1000),
+        ),
         "e": (
             "e",
             "records verify of a record of 9,900 arranges",
@@ -1028,7 +1131,7 @@ async def run(stack: Stack, args: argparse.Namespace, setup: dict[str, Any]) -> 
             f" {after.redis}; PostgreSQL connections {before.postgres} / {peak.postgres} /"
             f" {after.postgres}"
         )
-        if name in ("c", "d"):
+        if name in ("c", "d", "g"):
             attack.check(
                 "the web processes' threads stay bounded by the caps",
                 peak.threads - before.threads <= 64,
@@ -1070,7 +1173,7 @@ def main() -> int:
     parser.add_argument(
         "--quiet", type=float, default=None, help="seconds of quiet before each attack"
     )
-    parser.add_argument("--only", default="a,b,c,d,e,f", help="the attacks to run, in order")
+    parser.add_argument("--only", default="a,b,c,d,g,e,f", help="the attacks to run, in order")
     parser.add_argument("--keep", action="store_true", help="keep the database")
     args = parser.parse_args()
     if args.events is None:
