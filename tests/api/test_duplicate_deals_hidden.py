@@ -26,6 +26,7 @@ import json
 import random
 import re
 from collections.abc import Sequence
+from html.parser import HTMLParser
 from typing import Any
 
 import pytest
@@ -44,7 +45,6 @@ from tournaments.models import Game, Player, Round, TableSeat, Tournament
 pytestmark = pytest.mark.django_db
 
 CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][SHDC])(?![A-Za-z0-9])")
-DATA_CARD = re.compile(r'data-card="([2-9TJQKA][SHDC])"')
 
 
 def setup_round(world: ClubWorld) -> tuple[Tournament, Round, list[Game], list[Game]]:
@@ -162,14 +162,74 @@ class Secrets:
                 hits.append(f"{what}: a deck of the round")
             if len(listed) >= 2 and set(map(str, listed)) in self.hands:
                 hits.append(f"{what}: a slow seat's hand {listed}")
-        shown_cards = DATA_CARD.findall(text)
+        drawn = DrawnCards.read(text)
         for hand in self.hands:
-            size = len(hand)
-            for start in range(len(shown_cards) - size + 1):
-                if set(shown_cards[start : start + size]) == hand:
-                    hits.append(f"{what}: a slow seat's hand drawn as cards {sorted(hand)}")
-                    break
+            if drawn.shows(hand):
+                hits.append(f"{what}: a slow seat's hand drawn as cards {sorted(hand)}")
         return hits
+
+
+class DrawnCards(HTMLParser):
+    """The cards a page draws (``data-card``), as the groups its markup puts them in.
+
+    A hand is drawn as cards side by side in one element (a fan, a hand) or as all
+    the cards of an element (a hand drawn suit by suit).  A run of cards that crosses
+    from one element into the next is not one thing shown: two public pairs side by
+    side (``JC JS`` | ``7C 7D``) hold a run ``JS 7C`` by chance.
+    """
+
+    VOID = frozenset({"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "wbr"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.open: list[tuple[str, int]] = []  # the elements now open: tag, number
+        self.runs: dict[int, list[str]] = {}  # each element's cards side by side
+        self.inside: dict[int, list[str]] = {}  # each element's cards at any depth
+        self.count = 0
+
+    @classmethod
+    def read(cls, text: str) -> DrawnCards:
+        drawn = cls()
+        drawn.feed(text)
+        drawn.close()
+        return drawn
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        card = dict(attrs).get("data-card") or ""
+        if CARD.fullmatch(card):
+            parent = self.open[-1][1] if self.open else -1
+            self.runs.setdefault(parent, []).append(card)
+            for _, element in self.open:
+                self.inside.setdefault(element, []).append(card)
+        if tag not in self.VOID:
+            self.count += 1
+            self.open.append((tag, self.count))
+
+    def handle_endtag(self, tag: str) -> None:
+        # An end tag closes its element and any left open inside it (as a browser does).
+        if any(open_tag == tag for open_tag, _ in self.open):
+            while self.open and self.open.pop()[0] != tag:
+                pass
+
+    def shows(self, hand: set[str]) -> bool:
+        """Whether ``hand`` is drawn: side by side in one element, or as all an element's."""
+        size = len(hand)
+        for run in self.runs.values():
+            if any(set(run[i : i + size]) == hand for i in range(len(run) - size + 1)):
+                return True
+        return any(len(cards) == size and set(cards) == hand for cards in self.inside.values())
+
+
+def test_the_drawn_cards_check_finds_a_hand_in_one_group_and_not_across_groups() -> None:
+    fan = '<p><span class="fan"><b data-card="2C"></b><b data-card="7C"><i>7</i></b>'
+    fan += '<b data-card="JS"></b></span></p>'
+    assert DrawnCards.read(fan).shows({"7C", "JS"})
+    by_suit = '<div><p><b data-card="7C"></b></p><p><b data-card="JS"></b></p></div>'
+    assert DrawnCards.read(by_suit).shows({"7C", "JS"})
+    pairs = '<div><span><b data-card="JC"></b><b data-card="JS"></b></span>'
+    pairs += '<span><b data-card="7C"></b><b data-card="7D"></b></span></div>'
+    assert not DrawnCards.read(pairs).shows({"JS", "7C"})
+    assert DrawnCards.read(pairs).shows({"JS", "JC"})
 
 
 def read_all(
