@@ -4,7 +4,7 @@
 
 ``embedded`` (the default) runs what ``make run`` runs, with no configuration:
 ``manage.py migrate``, ``manage.py load_demo`` and ``python -m parlour.devserver``
-(SQLite, the SQLite broker, ``runserver`` and a worker with beat, supervised) in
+(SQLite, the SQLite broker, uvicorn and a worker with beat, supervised) in
 a folder of its own; the live demo (``PARLOUR_DEMO_LIVE``) begins a bot
 tournament of the next game as each one reaches its last round.
 ``production`` runs the shape of docker-compose.yml through bench/faults/stack.py

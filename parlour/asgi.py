@@ -23,6 +23,7 @@ Django Channels' consumer; everything else is HTTP as above.
 """
 
 import os
+from typing import Any
 
 import django
 from django.conf import settings
@@ -32,12 +33,16 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
 django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
 
 from channels.routing import ProtocolTypeRouter  # noqa: E402
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 from tournaments.api import push  # noqa: E402 (needs the apps loaded)
 from tournaments.api.handler import BoundedASGIHandler  # noqa: E402
 
 http = BoundedASGIHandler()
-application = ProtocolTypeRouter({"http": http, "websocket": push.application()})
+# With DEBUG on (make run) the pages' CSS and JavaScript come from the apps' folders, as
+# runserver serves them; with it off WhiteNoise serves the collected files.
+pages: Any = ASGIStaticFilesHandler(http) if settings.DEBUG else http
+application = ProtocolTypeRouter({"http": pages, "websocket": push.application()})
 
 
 def run_middleware_synchronously() -> None:

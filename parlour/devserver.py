@@ -149,6 +149,29 @@ def _stop(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def web_command(port: str | int, python: str = sys.executable) -> list[str]:
+    """The web server of ``make run`` on ``port``: uvicorn serving ``parlour.asgi``, as
+    production does, so that the pages have the push channel (``/api/v1/ws``) too.
+
+    One process, as ``runserver`` was: the embedded SQLite database wants few writers.
+    Without Redis each open stream or socket reads its game's row every tenth of a
+    second (tournaments/workers/notify.py).  Stopping, it gives open streams and
+    sockets a few seconds to end.
+    """
+    return [
+        python,
+        "-m",
+        "uvicorn",
+        "parlour.asgi:application",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--timeout-graceful-shutdown",
+        "3",
+    ]
+
+
 def main() -> int:
     # Ctrl-C and a plain `kill` both stop the children in order (a shell may
     # start us with SIGINT ignored, so the handlers are set explicitly).
@@ -158,7 +181,7 @@ def main() -> int:
     # The children inherit it: beat keeps a demo bot tournament playing.
     os.environ.setdefault("PARLOUR_DEMO_LIVE", "true")
     python = sys.executable
-    web = Child("web server", [python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"])
+    web = Child("web server", web_command(port))
     worker = Child(
         "worker",
         [

@@ -1,6 +1,7 @@
 """End-to-end tests in a real browser: Debian's Chromium driven by Playwright's Python package.
 
-The app runs as it does under ``make run``: ``manage.py runserver`` in a
+The app runs as it does under ``make run``: uvicorn serving ``parlour.asgi``
+(:func:`parlour.devserver.web_command`, so the pages have the push channel) in a
 subprocess, on a database of its own (a SQLite file in a temporary folder, or,
 when the tests run on PostgreSQL, a fresh PostgreSQL database ``parlour_browser_<pid>_<n>``
 dropped at the end).  The bots' seats are played by the helper process
@@ -32,6 +33,8 @@ from typing import Any
 from urllib.parse import urlparse, urlunparse
 
 import pytest
+
+from parlour.devserver import web_command
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("PARLOUR_CHROMIUM", "/usr/bin/chromium")
@@ -162,11 +165,11 @@ def _stop(process: subprocess.Popen[Any]) -> None:
 
 @contextlib.contextmanager
 def _serving(app_env: dict[str, str]) -> Iterator[str]:
-    """The app served by ``manage.py runserver`` (threaded, as ``make run``); its base URL."""
+    """The app served as ``make run`` serves it (uvicorn, parlour.asgi); its base URL."""
     port = _free_port()
     log = open(Path(app_env["PARLOUR_VAR_DIR"]) / "server.log", "wb")  # noqa: SIM115
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+        web_command(port),
         cwd=ROOT,
         env=app_env,
         stdout=log,
@@ -201,7 +204,7 @@ def app_env() -> Iterator[dict[str, str]]:
 
 @pytest.fixture(scope="session")
 def server(app_env: dict[str, str]) -> Iterator[str]:
-    """The app served by ``manage.py runserver`` (threaded, as ``make run``); its base URL."""
+    """The app served as ``make run`` serves it; its base URL."""
     with _serving(app_env) as base:
         yield base
 

@@ -69,6 +69,9 @@ def test_a_person_plays_a_whole_game_by_clicking(page: Any, harness: Harness, ki
     # live.js marks the stream open once it runs, after the deferred JavaScript catalog.
     page.wait_for_selector("[data-live][data-streams='1']", state="attached", timeout=15_000)
     assert page.get_attribute("[data-live]", "data-streams") == "1"
+    # The game followed over the page's WebSocket, the push channel, signed in as the seat.
+    assert page.get_attribute("[data-live]", "data-pushed") == "1"
+    page.wait_for_selector("html[data-push='open']", state="attached")
     if page.locator("#play").get_attribute("data-waiting") == "true":
         assert page.locator(".your-move .clock").count() == 1
     clicks = play_to_the_end(page, kind)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import pytest
+
 from tests.browser.conftest import Harness, shot
 
 NO_RELOAD_MARK = "window.__parlourNoReload = 'still here'"
@@ -26,9 +28,14 @@ def _advances(tab: Any, game: int, moves: int = 3) -> tuple[int, int]:
     return before, _sequence(tab, game)
 
 
+@pytest.mark.parametrize("transport", ["push", "sse"])
 def test_a_bot_game_advances_live_on_the_home_page_and_the_table_page(
-    page: Any, harness: Harness
+    page: Any, harness: Harness, transport: str
 ) -> None:
+    """The table page follows its game over the push channel (the page's WebSocket);
+    a browser without WebSockets (or a proxy that drops them) follows it over SSE."""
+    if transport == "sse":
+        page.add_init_script("delete window.WebSocket")
     harness("bots", delay=0.3)
     try:
         tag = uuid.uuid4().hex[:6]
@@ -54,8 +61,15 @@ def test_a_bot_game_advances_live_on_the_home_page_and_the_table_page(
         page.goto(f"/tables/{table}/")
         page.wait_for_selector(f'.felt[data-game-id="{game}"]')
         page.evaluate(NO_RELOAD_MARK)
+        # The game's stream, followed over the socket or (no WebSocket) as SSE.
+        page.wait_for_selector("[data-live][data-streams='1']", state="attached")
+        pushed = "1" if transport == "push" else "0"
+        assert page.get_attribute("[data-live]", "data-pushed") == pushed
+        if transport == "push":
+            page.wait_for_selector("html[data-push='open']", state="attached")
         before, after = _advances(page, game)
         assert after > before
+        assert page.get_attribute("html", "data-push") == ("open" if transport == "push" else None)
         assert page.evaluate("window.__parlourNoReload") == "still here"
         log = page.locator(".log li").first.inner_text()
         assert "Bot" in log

@@ -1,7 +1,7 @@
 """Two minutes of ``bench/soak.py``: the ``make run`` stack, a real worker killed twice.
 
 The embedded default (SQLite, the SQLite broker, ``python -m parlour.devserver``
-supervising ``runserver`` and ``celery worker --beat``) plays the live demo's bot
+supervising uvicorn serving ``parlour.asgi`` and ``celery worker --beat``) plays the live demo's bot
 tournaments while the worker's process group is killed with SIGKILL twice.
 """
 

@@ -2,12 +2,16 @@
  *
  * An element with [data-live] holds a server-rendered fragment; its
  * data-fragment-url returns the same fragment, freshly rendered.  Inside the
- * fragment, every [data-stream-url] names a Server-Sent Events stream of the
- * API (/api/v1/games/<id>/stream, /api/v1/tournaments/<id>/stream): each event
- * it sends makes the fragment be fetched again (at most once per
- * data-interval milliseconds).  A stream that ends ("end" event) is closed;
- * streams named in a new fragment are opened, those no longer named closed.
- * A data-poll attribute (ms) also fetches the fragment that often (the projector).
+ * fragment, every [data-stream-url] names a stream of the API that says when
+ * it changed (/api/v1/games/<id>/stream, /api/v1/tournaments/<id>/stream):
+ * each change makes the fragment be fetched again (at most once per
+ * data-interval milliseconds).  A game's changes come over the page's one
+ * WebSocket, the push channel (/api/v1/ws): it follows every game the page
+ * names; a tournament's, and every stream when the socket cannot be opened,
+ * come as Server-Sent Events.  A stream that ends ("end" event, a game over)
+ * is closed; streams named in a new fragment are opened, those no longer named
+ * closed.  A data-poll attribute (ms) also fetches the fragment that often
+ * (the projector).
  *
  * Forms with [data-async] (the play page's actions) are sent with fetch and
  * the fragment refreshed at once; without JavaScript they post as usual.
@@ -24,6 +28,7 @@
     this.url = root.getAttribute("data-fragment-url");
     this.interval = parseInt(root.getAttribute("data-interval") || "500", 10);
     this.sources = {};   // stream key -> EventSource
+    this.pushed = {};    // stream key -> the game followed over the push channel
     this.ended = {};     // stream keys that said "end"
     this.busy = false;
     this.again = false;
@@ -54,10 +59,42 @@
     for (key2 in this.sources) {
       if (!(key2 in wanted)) { this.sources[key2].close(); delete this.sources[key2]; }
     }
-    for (key2 in wanted) {
-      if (!(key2 in this.sources) && !this.ended[key2]) { this.open(key2, wanted[key2]); }
+    for (key2 in this.pushed) {
+      if (!(key2 in wanted)) { push.drop(this, this.pushed[key2]); delete this.pushed[key2]; }
     }
-    this.root.setAttribute("data-streams", Object.keys(this.sources).length);
+    for (key2 in wanted) {
+      if (key2 in this.sources || key2 in this.pushed || this.ended[key2]) { continue; }
+      var game = push.game(wanted[key2]);
+      if (game) {
+        this.pushed[key2] = game.id;
+        push.want(this, game);
+      } else {
+        this.open(key2, wanted[key2]);
+      }
+    }
+    var pushed = Object.keys(this.pushed).length;
+    this.root.setAttribute("data-streams", Object.keys(this.sources).length + pushed);
+    this.root.setAttribute("data-pushed", pushed);
+  };
+
+  // The push channel told of game ``id``: a new view, or (over) the last one.
+  Live.prototype.pushedView = function (id, over) {
+    var key;
+    for (key in this.pushed) {
+      if (this.pushed[key] === id && over) {
+        delete this.pushed[key];
+        this.ended[key] = true;
+      }
+    }
+    this.root.setAttribute("data-last-event", (over ? "end " : "move ") + id);
+    this.schedule();
+  };
+
+  // The push channel cannot carry this page's games: follow them as Server-Sent Events.
+  Live.prototype.unpushed = function () {
+    for (var key in this.pushed) { push.drop(this, this.pushed[key]); }
+    this.pushed = {};
+    this.sync();
   };
 
   Live.prototype.open = function (key, url) {
@@ -154,6 +191,121 @@
       this.flash = null;
     }
     this.root.dispatchEvent(new CustomEvent("parlour:updated", { bubbles: true }));
+  };
+
+  // -- the push channel --------------------------------------------------------
+  //
+  // One WebSocket for the page (docs/api.md, "The push channel"), opened when a fragment
+  // first names a game's stream.  It follows each game named, after the sequence in the
+  // stream's address (the fragment shows the game up to there); each view it pushes is
+  // a hint to fetch the fragment, as a stream's event is.  Lost, it is opened again
+  // (after 1 s, doubling to 30 s) and follows from the last sequence seen: the server
+  // pushes at once what moved meanwhile.  If it never opens on the page (a server or a
+  // proxy without WebSockets, too many open already), the page's games are followed as
+  // Server-Sent Events; a follow refused makes that game's page fetch every 5 s.
+
+  var GAME_STREAM = /\/api\/v1\/games\/(\d+)\/stream(?:\?last_event_id=(-?\d+))?$/;
+
+  var push = {
+    socket: null,
+    path: null,     // the socket's address (the site's prefix, then /api/v1/ws)
+    opened: false,  // whether the socket now open has said hello
+    everOpened: false,
+    failed: false,  // the socket cannot be used on this page: streams are SSE
+    wait: 1000,     // ms before opening it again once lost
+    games: {},      // game id -> { after: the last sequence seen, lives: [Live, ...] }
+
+    // The game a stream's address names, if the push channel can carry it.
+    game: function (url) {
+      var found = GAME_STREAM.exec(url);
+      if (!found || push.failed || !window.WebSocket) { return null; }
+      push.path = push.path || url.slice(0, found.index) + "/api/v1/ws";
+      return { id: parseInt(found[1], 10), after: found[2] ? parseInt(found[2], 10) : -1 };
+    },
+
+    want: function (live, game) {
+      var entry = push.games[game.id];
+      if (!entry) {
+        entry = push.games[game.id] = { after: game.after, lives: [] };
+        push.send({ type: "follow", game: game.id, after: entry.after });
+      }
+      if (entry.lives.indexOf(live) < 0) { entry.lives.push(live); }
+      push.connect();
+    },
+
+    drop: function (live, id) {
+      var entry = push.games[id];
+      if (!entry) { return; }
+      entry.lives = entry.lives.filter(function (other) { return other !== live; });
+      if (!entry.lives.length) {
+        delete push.games[id];
+        push.send({ type: "unfollow", game: id });
+      }
+    },
+
+    send: function (message) {
+      if (push.opened) { push.socket.send(JSON.stringify(message)); }
+    },
+
+    connect: function () {
+      if (push.socket || push.failed) { return; }
+      var scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
+      var socket = new WebSocket(scheme + "//" + window.location.host + push.path);
+      push.socket = socket;
+      socket.onmessage = function (event) {
+        var message;
+        try { message = JSON.parse(event.data); } catch (error) { return; }
+        if (message.type === "hello") {
+          push.opened = push.everOpened = true;
+          push.wait = 1000;
+          document.documentElement.setAttribute("data-push", "open");
+          for (var id in push.games) {
+            push.send({ type: "follow", game: parseInt(id, 10), after: push.games[id].after });
+          }
+        } else if (message.type === "view") {
+          push.told(message.game, message.sequence, message.view.status === "over");
+        } else if (message.type === "problem" && message.game && !message.key) {
+          // A follow refused (too many open, no longer visible): that game's pages fetch
+          // the fragment every few seconds instead; the database restarting is retried
+          // by the server itself (503), the pages keep what they show meanwhile.
+          if (message.problem && message.problem.status !== 503) { push.refused(message.game); }
+        }
+      };
+      socket.onclose = function () {
+        push.socket = null;
+        push.opened = false;
+        if (!push.everOpened) { push.fail(); return; }
+        document.documentElement.setAttribute("data-push", "reconnecting");
+        setTimeout(push.connect, push.wait);
+        push.wait = Math.min(push.wait * 2, 30000);
+      };
+    },
+
+    told: function (id, sequence, over) {
+      var entry = push.games[id];
+      if (!entry) { return; }
+      entry.after = Math.max(entry.after, sequence);
+      var lives = entry.lives.slice();
+      if (over) { delete push.games[id]; }
+      for (var i = 0; i < lives.length; i++) { lives[i].pushedView(id, over); }
+    },
+
+    refused: function (id) {
+      var entry = push.games[id];
+      if (!entry) { return; }
+      delete push.games[id];
+      for (var i = 0; i < entry.lives.length; i++) { entry.lives[i].fallback(); }
+    },
+
+    // Never opened: every game of the page as Server-Sent Events, from now on.
+    fail: function () {
+      push.failed = true;
+      document.documentElement.setAttribute("data-push", "failed");
+      var lives = [];
+      for (var id in push.games) { lives = lives.concat(push.games[id].lives); }
+      push.games = {};
+      for (var i = 0; i < lives.length; i++) { lives[i].unpushed(); }
+    }
   };
 
   // -- clocks ----------------------------------------------------------------
