@@ -254,6 +254,11 @@ def test_retries_conflicts_spectators_and_bad_messages_answer_as_the_rest_api(
             detail = refused["problem"]["detail"]
             assert refused["problem"]["status"] == 404 and "999999" in detail
             assert any("\u0400" <= ch <= "\u04ff" for ch in detail), refused
+            # ... and the refusals worded by the channel itself (its messages' fields).
+            for text in ('{"type": "dance", "game": 1}', '{"type": "follow", "game": "x"}'):
+                await russian.ws.send_str(text)
+                field = (await russian.next())["problem"]["errors"][0]["detail"]
+                assert any("\u0400" <= ch <= "\u04ff" for ch in field), (text, field)
             status, after = call(server.url, "GET", f"/api/v1/games/{game}")
             assert after["sequence"] == first["sequence"]  # the refused moves stored nothing
 

@@ -289,12 +289,15 @@ class PushConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         about: dict[str, Any] = {}
         try:
-            message = self.parse(text_data)
-            # A refusal names the game and key it answers, so that a client can match it.
-            about = {
-                k: message[k] for k in ("game", "key") if isinstance(message.get(k), int | str)
-            }
-            await self.handle(message)
+            # Every refusal in the client's language, those worded here too (a context
+            # variable: the shared threads the handling runs in inherit it).
+            with translation.override(self.language):
+                message = self.parse(text_data)
+                # A refusal names the game and key it answers, so that a client can match it.
+                about = {
+                    k: message[k] for k in ("game", "key") if isinstance(message.get(k), int | str)
+                }
+                await self.handle(message)
         except SignedOut as error:
             await self.signed_out(error, **about)
         except Exception as error:
@@ -306,19 +309,18 @@ class PushConsumer(AsyncWebsocketConsumer):
         await self.close(CLOSE_UNAUTHENTICATED)
 
     def parse(self, text: str | None) -> dict[str, Any]:
-        with translation.override(self.language):
-            if text is None or len(text) > MAX_MESSAGE_BYTES:
-                raise exceptions.ParseError(
-                    gettext("send each message as one JSON object of at most %(most)s bytes")
-                    % {"most": MAX_MESSAGE_BYTES}
-                )
-            try:
-                message = load_json(text)
-            except ValueError as error:
-                raise exceptions.ParseError(str(error)) from None
-            if not isinstance(message, dict):
-                raise exceptions.ParseError(gettext("a message is a JSON object with a type"))
-            return message
+        if text is None or len(text) > MAX_MESSAGE_BYTES:
+            raise exceptions.ParseError(
+                gettext("send each message as one JSON object of at most %(most)s bytes")
+                % {"most": MAX_MESSAGE_BYTES}
+            )
+        try:
+            message = load_json(text)
+        except ValueError as error:
+            raise exceptions.ParseError(str(error)) from None
+        if not isinstance(message, dict):
+            raise exceptions.ParseError(gettext("a message is a JSON object with a type"))
+        return message
 
     async def handle(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
