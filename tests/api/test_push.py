@@ -401,22 +401,30 @@ def test_a_token_holds_at_most_its_open_streams_in_sockets_and_a_closed_one_give
                         break
                 else:
                     raise AssertionError("the closed sockets' slots never came back")
-                # A follow is a stream too: two sockets and one follow fill the three slots.
+                # A follow is a stream too, but a socket's first follow is carried by the
+                # socket's own slot (a page of one game holds one slot, as its SSE stream
+                # did): two sockets, then a second follow on one fill the three slots.
                 socket = held[0]
                 # (Games nobody moves here, running: an over game's follow ends at once.)
-                games = [seeded["duel_wsgi"]["game"], seeded["duel_asgi"]["game"]]
+                games = [
+                    seeded["duel_wsgi"]["game"],
+                    seeded["duel_asgi"]["game"],
+                    seeded["push"]["game"],
+                ]
                 await socket.send(type="follow", game=games[0])
                 assert (await socket.next())["type"] == "view"
                 await socket.send(type="follow", game=games[1])
+                assert (await socket.next())["type"] == "view"
+                await socket.send(type="follow", game=games[2])
                 refused = await socket.next()
-                assert refused["type"] == "problem" and refused["game"] == games[1]
+                assert refused["type"] == "problem" and refused["game"] == games[2]
                 assert refused["problem"]["status"] == 429
                 # Following the same game again (from another sequence) takes no new slot;
                 # an unfollow gives its slot back.
                 await socket.send(type="follow", game=games[0], after=-1)
                 assert (await socket.next())["type"] == "view"
                 await socket.send(type="unfollow", game=games[0])
-                await socket.send(type="follow", game=games[1])
+                await socket.send(type="follow", game=games[2])
                 assert (await socket.next())["type"] == "view"
 
         asyncio.run(check())

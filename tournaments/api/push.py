@@ -26,7 +26,8 @@ code 4401), else the browser's session cookie, but only when the page that opene
 the socket is of this site (``Origin``: a page elsewhere cannot act with a visitor's
 session), else anonymous (a spectator).  A connection takes one of the caller's open
 streams slots (:mod:`tournaments.api.capacity`) for its whole life, and each game it
-follows one more: a follow is a stream.  The sign-in is checked again before every
+follows beyond the first one more: a follow is a stream (a page following one game holds
+one slot, as its Server-Sent Events stream did).  The sign-in is checked again before every
 move and at least every :data:`AUTH_RECHECK_SECONDS` while views are pushed: a revoked
 token or a logged-out session gets a 401 problem and the socket is closed (4401).  A
 handshake for a host not in ``ALLOWED_HOSTS`` is refused, as Django refuses such an
@@ -223,7 +224,8 @@ class PushConsumer(AsyncWebsocketConsumer):
         self.follows: dict[int, asyncio.Task[None]] = {}
         #: The open-stream slots: the connection's own, and one for each game followed.
         self.slots: capacity.Slots | None = None
-        self.follow_slots: dict[int, capacity.Slots] = {}
+        #: The slots of the follows beyond the first (which the connection's own carries).
+        self.extra: list[capacity.Slots] = []
         self.language = _language(self.who)
         self.auth_checked = time.monotonic()
         self.caller = Caller(self.user, self.who["auth"], _meta(self.who))
@@ -248,19 +250,27 @@ class PushConsumer(AsyncWebsocketConsumer):
         )
 
     async def disconnect(self, code: int) -> None:
-        ending = [self.unfollowed(game) for game in list(getattr(self, "follows", {}))]
-        ending.append(getattr(self, "slots", None))
-        self.slots = None
+        for game in list(getattr(self, "follows", {})):
+            self.unfollowed(game)
+        ending = [*getattr(self, "extra", []), getattr(self, "slots", None)]
+        self.extra, self.slots = [], None
         for slots in ending:
             if slots is not None:
                 await waiting.run_sync(slots.release)
 
     def unfollowed(self, game: int) -> capacity.Slots | None:
-        """Stop following ``game``: its slots, to give back."""
+        """Stop following ``game``: the slot to give back, if it held one."""
         task = self.follows.pop(game, None)
-        if task is not None:
-            task.cancel()
-        return self.follow_slots.pop(game, None)
+        if task is None:
+            return None
+        task.cancel()
+        return self.spare_slot()
+
+    def spare_slot(self) -> capacity.Slots | None:
+        """A slot no follow needs any more: one for each follow beyond the first."""
+        if len(self.extra) > max(0, len(self.follows) - 1):
+            return self.extra.pop()
+        return None
 
     async def send_json(self, content: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(content, separators=(",", ":")))
@@ -351,9 +361,11 @@ class PushConsumer(AsyncWebsocketConsumer):
             previous = self.follows.pop(game, None)
             if previous is not None:  # followed again (from another sequence): its slot stays
                 previous.cancel()
-            else:
-                # A follow is a stream: it counts against the caller's open streams (429).
-                self.follow_slots[game] = await waiting.run_sync(capacity.take, self.caller)
+            elif self.follows:
+                # A follow is a stream: each beyond the first (which the connection's own slot
+                # carries, so that a page of one game holds one slot, as its SSE stream did)
+                # counts against the caller's open streams (429).
+                self.extra.append(await waiting.run_sync(capacity.take, self.caller))
             self.follows[game] = asyncio.get_running_loop().create_task(self.follow(game, after))
             return
         answer = await waiting.run_sync(self.act, game, message)
@@ -464,7 +476,7 @@ class PushConsumer(AsyncWebsocketConsumer):
         finally:
             if self.follows.get(game_id) is asyncio.current_task():  # ended by itself
                 del self.follows[game_id]
-                slots = self.follow_slots.pop(game_id, None)
+                slots = self.spare_slot()
                 if slots is not None:
                     await waiting.run_sync(slots.release)
 
