@@ -461,6 +461,10 @@ PARLOUR_STREAM_SECONDS = env_float("PARLOUR_STREAM_SECONDS", 300.0, minimum=1.0)
 PARLOUR_STREAM_POLL_SECONDS = env_float("PARLOUR_STREAM_POLL_SECONDS", 0.25, minimum=0.01)
 #: Longest a long-poll (GET /games/{id}?after=N&wait=S) waits for the game to move, in seconds.
 PARLOUR_LONG_POLL_SECONDS = env_float("PARLOUR_LONG_POLL_SECONDS", 30.0, minimum=0.0)
+#: Seconds a 429 answer (a rate or an open-streams limit) waits before it is sent, at most
+#: its Retry-After: a client looping on refusals makes one a second per connection, and the
+#: wait costs the server no thread and no CPU (tournaments/api/handler.py).  0: at once.
+PARLOUR_REFUSAL_DELAY_SECONDS = env_float("PARLOUR_REFUSAL_DELAY_SECONDS", 1.0, minimum=0.0)
 #: Streams and long-polls one token (or logged-in user) may hold open at once.
 PARLOUR_OPEN_STREAMS_PER_TOKEN = env_int("PARLOUR_OPEN_STREAMS_PER_TOKEN", 8, minimum=1)
 #: ... and one address (all its clients together; behind a proxy, see PARLOUR_NUM_PROXIES).

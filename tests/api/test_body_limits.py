@@ -4,13 +4,14 @@ Django's ASGI handler reads a whole body before any middleware runs; the project
 does not read one announced over its limit, and reads one without a length only up
 to its limit: these requests send the start of a body and never the rest, so an
 answer proves the server did not wait for it.  And it runs only so many requests of
-a process in threads at once.
+a process in threads at once, and holds its refusals (429) back a moment.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
@@ -177,3 +178,39 @@ def test_one_address_holds_at_most_its_share_of_the_turns() -> None:
         return running, third.done()
 
     assert asyncio.run(run()) == (3, True)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refusal_is_held_back_while_other_clients_are_answered_at_once(settings: Any) -> None:
+    """A 429 waits ``PARLOUR_REFUSAL_DELAY_SECONDS`` (at most its Retry-After) in the event
+    loop: a client looping on refusals makes one a second, and the wait holds up nobody."""
+    from parlour.asgi import application
+
+    settings.PARLOUR_REFUSAL_DELAY_SECONDS = 3.0
+    rates = dict(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], anon="1/min")
+    settings.REST_FRAMEWORK = dict(settings.REST_FRAMEWORK, DEFAULT_THROTTLE_RATES=rates)
+
+    async def get(address: str, answered: list[tuple[str, int, float]]) -> None:
+        began = time.monotonic()
+        scope = waiting_scope("/api/v1/games", None) | {"client": (address, 5000)}
+        talk = ApplicationCommunicator(application, scope)
+        await talk.send_input({"type": "http.request", "body": b"", "more_body": False})
+        start = await talk.receive_output(20)
+        while (await talk.receive_output(20)).get("more_body", False):
+            pass
+        await talk.wait(20)
+        answered.append((address, int(start["status"]), time.monotonic() - began))
+
+    async def run() -> list[tuple[str, int, float]]:
+        answered: list[tuple[str, int, float]] = []
+        await get("10.7.0.1", answered)  # the address's one request this minute
+        refused = asyncio.ensure_future(get("10.7.0.1", answered))
+        await asyncio.sleep(0.2)
+        await get("10.7.0.2", answered)  # another client, meanwhile
+        await refused
+        return answered
+
+    first, other, refused = asyncio.run(run())
+    assert first[:2] == ("10.7.0.1", 200) and other[:2] == ("10.7.0.2", 200)
+    assert refused[:2] == ("10.7.0.1", 429)
+    assert refused[2] >= 3.0, "the refusal was not held back"

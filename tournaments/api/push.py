@@ -63,6 +63,7 @@ from rest_framework import exceptions
 
 from tournaments.api import capacity, waiting
 from tournaments.api.authentication import hash_key
+from tournaments.api.handler import refusal_delay
 from tournaments.api.parsers import load_json
 from tournaments.api.problems import (
     UNAVAILABLE_RETRY_SECONDS,
@@ -293,6 +294,8 @@ class PushConsumer(AsyncWebsocketConsumer):
                         unavailable_detail(),
                         extra={"retry_after": UNAVAILABLE_RETRY_SECONDS},
                     )
+        if found.get("status") == 429:  # held back, as the HTTP side holds its 429s
+            await refusal_delay(found.get("retry_after"))
         # The problem document apart: its own "type" is the problem's URI (RFC 9457).
         await self.send_json({"type": "problem", **about, "problem": found})
 
