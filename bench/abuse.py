@@ -84,6 +84,7 @@ import statistics
 import sys
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -351,6 +352,25 @@ def basic(username: str, password: str) -> dict[str, str]:
     return {"Authorization": f"Basic {raw}"}
 
 
+async def burst(
+    one: Callable[[int], Awaitable[None]],
+    count: int,
+    started: float,
+    answered: asyncio.Event,
+    hold: float,
+    release: asyncio.Event,
+) -> float:
+    r"""``count`` clients ``one(n)`` at once; once ``answered`` (every one was), the open ones
+    are held ``hold`` seconds, then ``release``\ d: the seconds from ``started`` to answered."""
+    tasks = [asyncio.ensure_future(one(n)) for n in range(count)]
+    await answered.wait()
+    seconds = time.monotonic() - started
+    await asyncio.sleep(hold)
+    release.set()
+    await asyncio.gather(*tasks)
+    return seconds
+
+
 async def guess_api(
     session: Any, guesses: list[tuple[str, str]], address: str, at_once: int = 32
 ) -> list[int]:
@@ -368,8 +388,9 @@ async def guess_api(
                 ) as answer:
                     await answer.read()
                     statuses.append(answer.status)
-            except Exception:  # noqa: BLE001
+            except Exception as error:  # noqa: BLE001
                 statuses.append(0)
+                print(f"   (a guess got no answer: {error!r})", flush=True)
 
     await asyncio.gather(*(guesser() for _ in range(at_once)))
     return statuses
@@ -592,12 +613,7 @@ async def attack_streams(
                 else:
                     died.append(type(error).__name__)
 
-        tasks = [asyncio.ensure_future(one(n)) for n in range(count)]
-        await answered.wait()
-        seconds = time.monotonic() - started
-        await asyncio.sleep(hold)
-        release.set()
-        await asyncio.gather(*tasks)
+        seconds = await burst(one, count, started, answered, hold, release)
     refused = statuses.count(429)
     attack.say(
         f"{count} streams, {len(tokens)} tokens, one address: {counted(statuses)}, all answered"
@@ -686,12 +702,7 @@ async def attack_sockets(
                 if not counted_once:
                     done_one()
 
-        tasks = [asyncio.ensure_future(one(n)) for n in range(count)]
-        await answered.wait()
-        seconds = time.monotonic() - started
-        await asyncio.sleep(hold)
-        release.set()
-        await asyncio.gather(*tasks)
+        seconds = await burst(one, count, started, answered, hold, release)
     cap = min(per_address, per_token * len(tokens))
     attack.say(
         f"{count} sockets, {len(tokens)} tokens, one address, each following the game: all"
@@ -1189,14 +1200,7 @@ def main() -> int:
         f" {' '.join(f'{x:.2f}' for x in os.getloadavg())}",
         flush=True,
     )
-    stack = Stack(
-        args.db,
-        pg_url=args.url,
-        redis_url=args.redis,
-        cache_db=args.cache_db,
-        broker_db=args.broker_db,
-        keep=args.keep,
-    )
+    stack = Stack.from_args(args.db, args)
     for name in PRODUCTION_RATES:
         stack.env.pop(name, None)
     stack.env["PARLOUR_NUM_PROXIES"] = "1"

@@ -278,14 +278,7 @@ def main() -> int:
     rows: list[dict[str, Any]] = []
     if args.transport == "ws" and args.server != "asgi":
         parser.error("--transport ws needs --server asgi (the push channel is ASGI only)")
-    stack_of = Stack(
-        args.database,
-        pg_url=args.url,
-        redis_url=args.redis,
-        cache_db=args.cache_db,
-        broker_db=args.broker_db,
-        keep=args.keep,
-    )
+    stack_of = Stack.from_args(args.database, args)
     with stack_of as stack:
         stack.env["DJANGO_SETTINGS_MODULE"] = args.settings
         worker = stack.start_worker("worker", beat=not args.compose, concurrency=args.celery)

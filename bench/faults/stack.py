@@ -14,6 +14,7 @@ the fault runs check, and the run they share, in :mod:`bench.faults.checks`.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import signal
@@ -177,6 +178,19 @@ class Stack:
             LOG_LEVEL="WARNING",
             PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
             PYTHONUNBUFFERED="1",
+        )
+
+    @classmethod
+    def from_args(cls, name: str, args: argparse.Namespace) -> Stack:
+        """A stack called ``name`` on a script's ``--url``, ``--redis``, ``--cache-db``,
+        ``--broker-db`` and ``--keep``."""
+        return cls(
+            name,
+            pg_url=args.url,
+            redis_url=args.redis,
+            cache_db=args.cache_db,
+            broker_db=args.broker_db,
+            keep=args.keep,
         )
 
     # -- the database and this process ---------------------------------------------------

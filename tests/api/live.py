@@ -81,6 +81,15 @@ def _run(args: list[str], env: dict[str, str], timeout: float = 240) -> str:
     return done.stdout
 
 
+def postgres_of_the_run() -> str | None:
+    """The PostgreSQL database the tests run on, or ``None`` on SQLite: for a live
+    database on the same backend as the rest of the run."""
+    from django.conf import settings
+
+    engine = str(settings.DATABASES["default"]["ENGINE"])
+    return str(settings.DATABASE_URL) if "postgresql" in engine else None
+
+
 @contextmanager
 def live_database(tmp: Path, postgres_url: str | None) -> Iterator[LiveDatabase]:
     """A migrated, seeded database of its own (PostgreSQL if ``postgres_url`` is given)."""

@@ -51,6 +51,19 @@ async def _post_part(
     return start["status"], json.loads(body)
 
 
+async def _status_of(scope: dict[str, Any]) -> int:
+    """The status of the project's ASGI application's answer to ``scope`` (no body sent)."""
+    from parlour.asgi import application
+
+    talk = ApplicationCommunicator(application, scope)
+    await talk.send_input({"type": "http.request", "body": b"", "more_body": False})
+    start = await talk.receive_output(20)
+    while (await talk.receive_output(20)).get("more_body", False):
+        pass
+    await talk.wait(20)
+    return int(start["status"])
+
+
 def test_a_record_announced_over_the_record_limit_is_a_413_before_its_body_arrives(
     settings: Any,
 ) -> None:
@@ -96,7 +109,6 @@ def test_a_process_runs_only_so_many_requests_in_threads_at_once(
 ) -> None:
     """The rest wait in the event loop, holding no thread (tournaments/api/handler.py): of
     4 turns, one client (these requests' one address) may hold 2."""
-    from parlour.asgi import application
     from tournaments.api import handler
 
     monkeypatch.setattr(handler, "requests_at_once", lambda: 4)
@@ -116,14 +128,7 @@ def test_a_process_runs_only_so_many_requests_in_threads_at_once(
     monkeypatch.setattr(handler.BoundedASGIHandler, "run_get_response", counted)
 
     async def one() -> int:
-        scope = waiting_scope("/api/v1/games", None)
-        talk = ApplicationCommunicator(application, scope)
-        await talk.send_input({"type": "http.request", "body": b"", "more_body": False})
-        start = await talk.receive_output(20)
-        while (await talk.receive_output(20)).get("more_body", False):
-            pass
-        await talk.wait(20)
-        return int(start["status"])
+        return await _status_of(waiting_scope("/api/v1/games", None))
 
     async def six() -> list[int]:
         return await asyncio.gather(*(one() for _ in range(6)))
@@ -184,7 +189,6 @@ def test_one_address_holds_at_most_its_share_of_the_turns() -> None:
 def test_a_refusal_is_held_back_while_other_clients_are_answered_at_once(settings: Any) -> None:
     """A 429 waits ``PARLOUR_REFUSAL_DELAY_SECONDS`` (at most its Retry-After) in the event
     loop: a client looping on refusals makes one a second, and the wait holds up nobody."""
-    from parlour.asgi import application
 
     settings.PARLOUR_REFUSAL_DELAY_SECONDS = 3.0
     rates = dict(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], anon="1/min")
@@ -193,13 +197,8 @@ def test_a_refusal_is_held_back_while_other_clients_are_answered_at_once(setting
     async def get(address: str, answered: list[tuple[str, int, float]]) -> None:
         began = time.monotonic()
         scope = waiting_scope("/api/v1/games", None) | {"client": (address, 5000)}
-        talk = ApplicationCommunicator(application, scope)
-        await talk.send_input({"type": "http.request", "body": b"", "more_body": False})
-        start = await talk.receive_output(20)
-        while (await talk.receive_output(20)).get("more_body", False):
-            pass
-        await talk.wait(20)
-        answered.append((address, int(start["status"]), time.monotonic() - began))
+        status = await _status_of(scope)
+        answered.append((address, status, time.monotonic() - began))
 
     async def run() -> list[tuple[str, int, float]]:
         answered: list[tuple[str, int, float]] = []

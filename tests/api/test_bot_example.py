@@ -19,9 +19,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from django.conf import settings
 
-from tests.api.live import PYTHON, ROOT, LiveDatabase, LiveServer, call, live_database, live_server
+from tests.api.live import (
+    PYTHON,
+    ROOT,
+    LiveDatabase,
+    LiveServer,
+    call,
+    live_database,
+    live_server,
+    postgres_of_the_run,
+)
 from tests.factories import series_of
 from tests.waiting import wait_for
 
@@ -41,9 +49,7 @@ TOURNAMENTS = [
 
 @pytest.fixture(scope="module")
 def live_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveDatabase]:
-    engine = str(settings.DATABASES["default"]["ENGINE"])
-    postgres = str(settings.DATABASE_URL) if "postgresql" in engine else None
-    with live_database(tmp_path_factory.mktemp("bots-db"), postgres) as database:
+    with live_database(tmp_path_factory.mktemp("bots-db"), postgres_of_the_run()) as database:
         yield database
 
 

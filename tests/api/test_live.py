@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings
 
 from tests.api.live import (
     BIN,
@@ -31,6 +30,7 @@ from tests.api.live import (
     call,
     live_database,
     live_server,
+    postgres_of_the_run,
 )
 
 pytestmark = pytest.mark.slow  # live servers in child processes, whole games over HTTP
@@ -46,9 +46,7 @@ def live_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def live_db(live_tmp: Path) -> Iterator[LiveDatabase]:
-    engine = str(settings.DATABASES["default"]["ENGINE"])
-    postgres = str(settings.DATABASE_URL) if "postgresql" in engine else None
-    with live_database(live_tmp, postgres) as database:
+    with live_database(live_tmp, postgres_of_the_run()) as database:
         yield database
 
 

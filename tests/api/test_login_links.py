@@ -12,7 +12,7 @@ from django.test import Client
 from tests.api.conftest import Api
 from tests.factories import ClubWorld, seat_of_name, tournament_game
 from tournaments import services
-from tournaments.models import LoginLinkChange, Player, SeatedLoginChange
+from tournaments.models import Game, LoginLinkChange, Player, SeatedLoginChange
 
 pytestmark = pytest.mark.django_db
 
@@ -29,6 +29,22 @@ def player_form(player: Player, user_id: int | str) -> dict[str, object]:
     return {"club": player.club_id, "name": player.name, "user": user_id, "bot_level": ""}
 
 
+def assert_organiser_sees_and_cannot_act(world: ClubWorld, api: Api, game: Game) -> None:
+    """The organiser sees ``game`` as its organiser (no hand), and a move of Alice's seat
+    sent with the organiser's token is refused (403)."""
+    status, view, _ = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["org"])
+    assert status == 200 and view["role"] == "organiser" and "hand" not in view
+    status, alices, _ = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["alice"])
+    assert alices["seat"] == seat_of_name(world, game, "alice")
+    status, problem, _ = api.post(
+        f"/api/v1/games/{game.pk}/actions",
+        {"expected_sequence": game.sequence, "action": alices["legal_actions"][0]},
+        token=world.tokens["org"],
+        headers={"Idempotency-Key": f"org-{game.pk}-{game.sequence}"},
+    )
+    assert status == 403, problem
+
+
 def test_relinking_a_seated_players_login_to_the_organiser_in_the_admin_is_refused(
     world: ClubWorld, api: Api
 ) -> None:
@@ -41,17 +57,7 @@ def test_relinking_a_seated_players_login_to_the_organiser_in_the_admin_is_refus
     assert "Alice holds a seat at" in page.content.decode()
     alice.refresh_from_db()
     assert alice.user_id == world.users["alice"].pk
-    status, view, _ = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["org"])
-    assert status == 200 and view["role"] == "organiser" and "hand" not in view
-    status, alices, _ = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["alice"])
-    assert alices["seat"] == seat_of_name(world, game, "alice")
-    status, problem, _ = api.post(
-        f"/api/v1/games/{game.pk}/actions",
-        {"expected_sequence": game.sequence, "action": alices["legal_actions"][0]},
-        token=world.tokens["org"],
-        headers={"Idempotency-Key": "org-1"},
-    )
-    assert status == 403, problem
+    assert_organiser_sees_and_cannot_act(world, api, game)
     assert not LoginLinkChange.objects.filter(new_user=world.organiser).exists()
 
 
@@ -221,13 +227,4 @@ def test_an_organiser_cannot_seat_their_own_player_in_a_running_game_through_the
     seats = list(TableSeat.objects.filter(table=game.table).values_list("player_id", flat=True))
     assert own.pk not in seats and world.players["alice"].pk in seats
     # The organiser still sees the game as its organiser, never as a seat, and cannot act.
-    status, view, _ = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["org"])
-    assert status == 200 and view["role"] == "organiser" and "hand" not in view
-    status, alices, _ = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["alice"])
-    status, problem, _ = api.post(
-        f"/api/v1/games/{game.pk}/actions",
-        {"expected_sequence": game.sequence, "action": alices["legal_actions"][0]},
-        token=world.tokens["org"],
-        headers={"Idempotency-Key": "org-reseat"},
-    )
-    assert status == 403, problem
+    assert_organiser_sees_and_cannot_act(world, api, game)

@@ -18,9 +18,15 @@ from typing import Any
 
 import aiohttp
 import pytest
-from django.conf import settings
 
-from tests.api.live import LiveDatabase, LiveServer, call, live_database, live_server
+from tests.api.live import (
+    LiveDatabase,
+    LiveServer,
+    call,
+    live_database,
+    live_server,
+    postgres_of_the_run,
+)
 
 pytestmark = pytest.mark.slow  # live servers in child processes
 
@@ -35,9 +41,7 @@ def push_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def push_db(push_tmp: Path) -> Iterator[LiveDatabase]:
-    engine = str(settings.DATABASES["default"]["ENGINE"])
-    postgres = str(settings.DATABASE_URL) if "postgresql" in engine else None
-    with live_database(push_tmp, postgres) as database:
+    with live_database(push_tmp, postgres_of_the_run()) as database:
         yield database
 
 
@@ -58,6 +62,14 @@ class Socket:
 
     async def send(self, **message: Any) -> None:
         await self.ws.send_str(json.dumps(message))
+
+    async def follow(self, game: int, **message: Any) -> dict[str, Any]:
+        """Follow ``game`` (``after``…): the view it is sent first, which must come next."""
+        await self.send(type="follow", game=game, **message)
+        frame = await self.next()
+        assert frame["type"] == "view" and frame["game"] == game, frame
+        view: dict[str, Any] = frame["view"]
+        return view
 
     async def next(self, wanted: Any = None, seconds: float = ARRIVES) -> dict[str, Any]:
         """The first frame not taken yet (of those ``wanted(frame)`` accepts), waiting at most
@@ -191,8 +203,7 @@ def test_retries_conflicts_spectators_and_bad_messages_answer_as_the_rest_api(
             seats = {}
             for name in ("eli", "fay"):
                 socket = await connect(session, server.url, seeded["tokens"][name])
-                await socket.send(type="follow", game=game)
-                seats[name] = (socket, (await socket.next(lambda f: f["type"] == "view"))["view"])
+                seats[name] = (socket, await socket.follow(game))
             name = next(n for n, (_, v) in seats.items() if v["seat"] in v["waiting_for"])
             socket, view = seats[name]
             move = {"expected_sequence": view["sequence"], "action": the_move(view)}
@@ -229,9 +240,7 @@ def test_retries_conflicts_spectators_and_bad_messages_answer_as_the_rest_api(
                 "status"
             ] == 403
             spectator = await connect(session, server.url)
-            await spectator.send(type="follow", game=game)
-            watched = await spectator.next()
-            assert watched["type"] == "view" and watched["view"]["seat"] is None
+            assert (await spectator.follow(game))["seat"] is None
             await spectator.send(type="act", game=game, key="k3", **move)
             assert (await spectator.next())["problem"]["status"] == 401
             # Bad messages: problems, and the connection goes on.
@@ -342,8 +351,7 @@ def test_two_web_processes_push_each_other_s_moves_to_the_players_of_one_table(
                 sockets = {n: await connect(session, urls[n], seeded["tokens"][n]) for n in urls}
                 views = {}
                 for name, socket in sockets.items():
-                    await socket.send(type="follow", game=game)
-                    views[name] = (await socket.next(lambda f: f["type"] == "view"))["view"]
+                    views[name] = await socket.follow(game)
                 for _ in range(4):
                     if views["eli"]["status"] == "over":
                         return
@@ -411,21 +419,17 @@ def test_a_token_holds_at_most_its_open_streams_in_sockets_and_a_closed_one_give
                     seeded["duel_asgi"]["game"],
                     seeded["push"]["game"],
                 ]
-                await socket.send(type="follow", game=games[0])
-                assert (await socket.next())["type"] == "view"
-                await socket.send(type="follow", game=games[1])
-                assert (await socket.next())["type"] == "view"
+                await socket.follow(games[0])
+                await socket.follow(games[1])
                 await socket.send(type="follow", game=games[2])
                 refused = await socket.next()
                 assert refused["type"] == "problem" and refused["game"] == games[2]
                 assert refused["problem"]["status"] == 429
                 # Following the same game again (from another sequence) takes no new slot;
                 # an unfollow gives its slot back.
-                await socket.send(type="follow", game=games[0], after=-1)
-                assert (await socket.next())["type"] == "view"
+                await socket.follow(games[0], after=-1)
                 await socket.send(type="unfollow", game=games[0])
-                await socket.send(type="follow", game=games[2])
-                assert (await socket.next())["type"] == "view"
+                await socket.follow(games[2])
 
         asyncio.run(check())
 
@@ -487,8 +491,7 @@ def test_a_revoked_token_is_cut_off_an_open_socket_before_its_next_move_and_soon
             # Pushes to a follower: within a few seconds of the revocation.
             token = new_token()
             socket = await connect(session, server.url, token[1])
-            await socket.send(type="follow", game=game)
-            assert (await socket.next())["type"] == "view"
+            await socket.follow(game)
             revoke(token)
             ended = await socket.next(seconds=20)
             assert ended["problem"]["status"] == 401 and ended["game"] == game
