@@ -227,6 +227,12 @@ class PushConsumer(AsyncWebsocketConsumer):
         self.slots: capacity.Slots | None = None
         #: The slots of the follows beyond the first (which the connection's own carries).
         self.extra: list[capacity.Slots] = []
+        #: Per game: the last sequence whose view this client was sent with its own move's
+        #: answer, the games it is making a move in now, and its follow's waiter.  A follow
+        #: does not push the view the move's answer carries (it would be built twice).
+        self.told: dict[int, int] = {}
+        self.acting: set[int] = set()
+        self.waiters: dict[int, waiting.Waiter] = {}
         self.language = _language(self.who)
         self.auth_checked = time.monotonic()
         self.caller = Caller(self.user, self.who["auth"], _meta(self.who))
@@ -371,7 +377,15 @@ class PushConsumer(AsyncWebsocketConsumer):
                 self.extra.append(await waiting.run_sync(capacity.take, self.caller))
             self.follows[game] = asyncio.get_running_loop().create_task(self.follow(game, after))
             return
-        answer = await waiting.run_sync(self.act, game, message)
+        self.acting.add(game)
+        try:
+            answer = await waiting.run_sync(self.act, game, message)
+            self.told[game] = max(self.told.get(game, -1), int(answer["sequence"]))
+        finally:
+            self.acting.discard(game)
+            waiter = self.waiters.get(game)
+            if waiter is not None:  # a move that came meanwhile is pushed now
+                waiter.wake(None)
         await self.send_json({"type": "acted", "game": game, "key": message.get("key"), **answer})
 
     # -- in a shared thread ---------------------------------------------------------------
@@ -430,6 +444,7 @@ class PushConsumer(AsyncWebsocketConsumer):
         whether the game is over (nothing more will come)."""
         self.check_signed_in()
         found = game_row(game_id)
+        after = max(after, self.told.get(game_id, -1))  # this client's own move's view: sent
         if found is not None and found.sequence <= after:
             return None, found.is_over
         access = self.access(game_id, found)
@@ -446,11 +461,16 @@ class PushConsumer(AsyncWebsocketConsumer):
 
     async def follow(self, game_id: int, after: int) -> None:
         """Push game ``game_id``'s view each time it moves, until it is over or unfollowed."""
+        mine: waiting.Waiter | None = None
         try:
             with waiting.listening([notify.channel(game_id)]) as (waiter, found):
                 # Registered first: a move committed from now on wakes the waiter.
+                self.waiters[game_id] = mine = waiter
                 told = False  # of the database failing, once until it answers again
                 while True:
+                    if game_id in self.acting:  # woken again once the move is answered
+                        await waiter.wait(waiting.recheck_seconds(found, notify.POLL_SECONDS))
+                        continue
                     try:
                         frame, over = await waiting.run_sync(self.view, game_id, after)
                     except Exception as error:
@@ -477,6 +497,8 @@ class PushConsumer(AsyncWebsocketConsumer):
         except Exception as error:  # the game gone from view, a bug
             await self.problem(error, game=game_id)
         finally:
+            if mine is not None and self.waiters.get(game_id) is mine:
+                del self.waiters[game_id]
             if self.follows.get(game_id) is asyncio.current_task():  # ended by itself
                 del self.follows[game_id]
                 slots = self.spare_slot()
