@@ -51,17 +51,29 @@ async def _post_part(
     return start["status"], json.loads(body)
 
 
-async def _status_of(scope: dict[str, Any]) -> int:
-    """The status of the project's ASGI application's answer to ``scope`` (no body sent)."""
+async def _answer_of(scope: dict[str, Any]) -> tuple[int, Any]:
+    """The project's ASGI application's answer to ``scope`` (no body sent): its status and
+    its JSON (``None`` when it is not JSON)."""
     from parlour.asgi import application
 
     talk = ApplicationCommunicator(application, scope)
     await talk.send_input({"type": "http.request", "body": b"", "more_body": False})
     start = await talk.receive_output(20)
-    while (await talk.receive_output(20)).get("more_body", False):
-        pass
+    body = b""
+    while True:
+        message = await talk.receive_output(20)
+        body += message.get("body", b"")
+        if not message.get("more_body", False):
+            break
     await talk.wait(20)
-    return int(start["status"])
+    try:
+        return int(start["status"]), json.loads(body)
+    except ValueError:
+        return int(start["status"]), None
+
+
+async def _status_of(scope: dict[str, Any]) -> int:
+    return (await _answer_of(scope))[0]
 
 
 def test_a_record_announced_over_the_record_limit_is_a_413_before_its_body_arrives(
@@ -213,3 +225,48 @@ def test_a_refusal_is_held_back_while_other_clients_are_answered_at_once(setting
     assert first[:2] == ("10.7.0.1", 200) and other[:2] == ("10.7.0.2", 200)
     assert refused[:2] == ("10.7.0.1", 429)
     assert refused[2] >= 3.0, "the refusal was not held back"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refusal_is_given_again_for_a_moment_without_running_the_request(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """For a second after a 429 the same caller's requests of the same route are refused
+    from the event loop (tournaments/api/handler.py, ``Refusals``): no thread, no query."""
+    from tournaments.api import handler
+
+    settings.PARLOUR_REFUSAL_DELAY_SECONDS = 0.0
+    rates = dict(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], anon="1/min")
+    settings.REST_FRAMEWORK = dict(settings.REST_FRAMEWORK, DEFAULT_THROTTLE_RATES=rates)
+    handler.refusals.clear()
+    ran: list[str] = []
+    real = handler.BoundedASGIHandler.run_get_response
+
+    async def counted(self: Any, request: Any) -> Any:
+        ran.append(request.path)
+        return await real(self, request)
+
+    monkeypatch.setattr(handler.BoundedASGIHandler, "run_get_response", counted)
+
+    async def get(path: str, address: str, *headers: tuple[bytes, bytes]) -> tuple[int, Any]:
+        scope = waiting_scope(path, None) | {"client": (address, 5000)}
+        scope["headers"] = [*scope["headers"], *headers]
+        return await _answer_of(scope)
+
+    async def run() -> list[tuple[int, Any]]:
+        return [
+            await get("/api/v1/games/1", "10.7.1.1"),  # the minute's one request: a 404
+            await get("/api/v1/games/1", "10.7.1.1"),  # refused by the throttle
+            await get("/api/v1/games/2", "10.7.1.1"),  # the same refusal, not run
+            await get("/api/v1/games/2", "10.7.1.2"),  # another address: run
+            await get("/api/v1/games/2", "10.7.1.1", (b"accept-language", b"ru")),  # run
+        ]
+
+    answers = asyncio.run(run())
+    assert [status for status, _ in answers] == [404, 429, 429, 404, 429]
+    assert ran == ["/api/v1/games/1", "/api/v1/games/1", "/api/v1/games/2", "/api/v1/games/2"]
+    (_, first), (_, again) = answers[1], answers[2]
+    assert again["instance"] == "/api/v1/games/2" and again["type"] == first["type"]
+    assert 1 <= again["retry_after"] <= first["retry_after"]
+    assert again["detail"] == first["detail"]
+    assert answers[4][1]["title"] != first["title"]  # answered in Russian, not given again

@@ -23,12 +23,18 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import hashlib
+import json
+import math
+import threading
+import time
 import weakref
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from django.conf import settings
+from django.urls import Resolver404, resolve
 
 from tournaments.api.parsers import body_limit
 from tournaments.api.waiting import ASGIHandler
@@ -237,6 +243,106 @@ async def refusal_delay(retry_after: str | int | None) -> None:
         await asyncio.sleep(delay)
 
 
+class Refusals:
+    """The API's 429 answers of the last moment, to give again from the event loop.
+
+    A client refused for a rate or for its open streams that sends the same kind of
+    request again at once is refused the same way: its credentials are the same, so the
+    same limit is still spent.  Recomputing that costs the request's whole path (a
+    thread, the token's row, the throttles' and slots' Redis round trips): about 10 ms
+    of CPU for each of 968 streams, long-polls or sockets sent at once beyond the caps
+    (bench/abuse.py, attacks c, d, g), which held both cores for seconds.  For
+    :data:`SECONDS` after a 429 (at most its ``Retry-After``) a request of the same
+    caller (address, ``Authorization``, cookies, ``Origin``, ``Accept-Language``) for
+    the same route and method, with
+    or without a long-poll's ``wait``, gets the same problem at once: its
+    ``Retry-After`` and ``instance`` its own.  A stream slot given back meanwhile may
+    be taken a second late: the refusal said ``Retry-After: 1``.
+    """
+
+    #: Seconds a refusal is given again without asking (at most its Retry-After).
+    SECONDS = 1.0
+    #: Refusals kept at once (the oldest go first).
+    MOST = 10_000
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        # key -> (given again until, retry at, headers, the problem document)
+        self._kept: OrderedDict[
+            tuple[str, ...], tuple[float, float, list[tuple[bytes, bytes]], dict[str, Any]]
+        ] = OrderedDict()
+
+    @staticmethod
+    def key_of(scope: dict[str, Any]) -> tuple[str, ...] | None:
+        """The caller and the kind of request, for an API request (else ``None``)."""
+        path = str(scope.get("path", ""))
+        if scope.get("type") != "http" or not path.startswith("/api/"):
+            return None
+        try:
+            route = str(resolve(path).route)
+        except Resolver404:
+            return None
+        # Who asks (credentials, cookies) and what the answer depends on besides: its CORS
+        # headers (Origin) and its language.
+        asked = (b"authorization", b"cookie", b"origin", b"accept-language")
+        credentials = hashlib.sha256(
+            b"\0".join(_header(scope, name) or b"" for name in asked)
+        ).hexdigest()
+        waits = b"wait=" in bytes(scope.get("query_string", b""))
+        method = str(scope.get("method", ""))
+        return client_address(scope), credentials, method, route, "wait" if waits else ""
+
+    def remember(self, key: tuple[str, ...], response: Any) -> None:
+        if response.status_code != 429 or "json" not in response.get("Content-Type", ""):
+            return
+        try:
+            problem = json.loads(response.content)
+            retry = float(response.get("Retry-After", "1"))
+        except ValueError:
+            return
+        now = time.monotonic()
+        headers = [
+            (str(k).lower().encode("latin-1"), str(v).encode("latin-1"))
+            for k, v in response.items()
+            if str(k).lower() not in ("retry-after", "content-length")
+        ]
+        with self._lock:
+            self._kept[key] = (now + min(self.SECONDS, retry), now + retry, headers, problem)
+            self._kept.move_to_end(key)
+            while len(self._kept) > self.MOST:
+                self._kept.popitem(last=False)
+
+    def answer(self, key: tuple[str, ...], path: str) -> tuple[int, list[Any], bytes] | None:
+        """The refusal to give again for ``key`` (its status, headers and body), if any."""
+        now = time.monotonic()
+        with self._lock:
+            found = self._kept.get(key)
+            if found is None:
+                return None
+            if found[0] <= now:
+                del self._kept[key]
+                return None
+        _, retry_at, headers, problem = found
+        retry = max(1, math.ceil(retry_at - now))
+        body = json.dumps(problem | {"instance": path, "retry_after": retry}).encode()
+        extra = [
+            (b"retry-after", str(retry).encode()),
+            (b"content-length", str(len(body)).encode()),
+        ]
+        return 429, [*headers, *extra], body
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+
+
+#: This process's refusals (:class:`Refusals`).
+refusals = Refusals()
+_refusal_key: contextvars.ContextVar[tuple[str, ...] | None] = contextvars.ContextVar(
+    "refusal_key", default=None
+)
+
+
 class BoundedASGIHandler(ASGIHandler):
     """The project's ASGI handler (parlour/asgi.py), which reads no body past its limit and
     runs at most :func:`requests_at_once` requests in threads at once.
@@ -255,6 +361,22 @@ class BoundedASGIHandler(ASGIHandler):
     """
 
     async def handle(self, scope: Any, receive: Any, send: Any) -> None:
+        key = refusals.key_of(scope)
+        if key is not None:
+            again = refusals.answer(key, str(scope.get("path", "")))
+            if again is not None:  # refused a moment ago: the same refusal, from here
+                status, headers, body = again
+                await refusal_delay(dict(headers).get(b"retry-after", b"1").decode())
+                await send({"type": "http.response.start", "status": status, "headers": headers})
+                await send({"type": "http.response.body", "body": body})
+                return
+        remembering = _refusal_key.set(key)
+        try:
+            await self._bounded(scope, receive, send)
+        finally:
+            _refusal_key.reset(remembering)
+
+    async def _bounded(self, scope: Any, receive: Any, send: Any) -> None:
         loop = asyncio.get_running_loop()
         turns = _turns.get(loop)
         if turns is None:
@@ -280,6 +402,9 @@ class BoundedASGIHandler(ASGIHandler):
         if turn is not None:
             turn.give_back()
         if response.status_code == 429:
+            key = _refusal_key.get()
+            if key is not None:
+                refusals.remember(key, response)
             await refusal_delay(response.get("Retry-After"))
         await super().send_response(response, send)
 
