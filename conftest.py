@@ -119,16 +119,21 @@ def _source_language() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _empty_cache() -> None:
-    """Each test starts with an empty default cache.  Every in-process request of the
-    suite comes from one address, and the API's per-address throttle counts them in
-    calendar minutes: in a full run, an unlucky test met the earlier tests' count and a
-    429 (``/api/v1/docs`` in test_content_security_policy, twice).  Live servers keep
-    their keys under a prefix of their own (tests/api/live.py) and lose nothing they need."""
+    """Each test starts with an empty default cache and no refusal to give again.
+
+    Every in-process request of the suite comes from one address, and the API's
+    per-address throttle counts them in calendar minutes: in a full run, an unlucky
+    test met the earlier tests' count and a 429 (``/api/v1/docs`` in
+    test_content_security_policy, twice).  Live servers keep their keys under a prefix
+    of their own (tests/api/live.py) and lose nothing they need."""
     from django.core.cache import caches
+
+    from tournaments.api.handler import refusals
 
     # The cache backend's own errors: a test of Redis being down says so itself.
     with contextlib.suppress(Exception):
         caches["default"].clear()
+    refusals.clear()  # the 429s the ASGI handler gives again for a moment
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -203,7 +203,7 @@ def test_a_refusal_is_held_back_while_other_clients_are_answered_at_once(setting
     loop: a client looping on refusals makes one a second, and the wait holds up nobody."""
 
     settings.PARLOUR_REFUSAL_DELAY_SECONDS = 3.0
-    rates = dict(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], anon="1/min")
+    rates = dict(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], anon="1/day")
     settings.REST_FRAMEWORK = dict(settings.REST_FRAMEWORK, DEFAULT_THROTTLE_RATES=rates)
 
     async def get(address: str, answered: list[tuple[str, int, float]]) -> None:
@@ -214,7 +214,7 @@ def test_a_refusal_is_held_back_while_other_clients_are_answered_at_once(setting
 
     async def run() -> list[tuple[str, int, float]]:
         answered: list[tuple[str, int, float]] = []
-        await get("10.7.0.1", answered)  # the address's one request this minute
+        await get("10.7.0.1", answered)  # the address's one request today
         refused = asyncio.ensure_future(get("10.7.0.1", answered))
         await asyncio.sleep(0.2)
         await get("10.7.0.2", answered)  # another client, meanwhile
@@ -236,7 +236,7 @@ def test_a_refusal_is_given_again_for_a_moment_without_running_the_request(
     from tournaments.api import handler
 
     settings.PARLOUR_REFUSAL_DELAY_SECONDS = 0.0
-    rates = dict(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], anon="1/min")
+    rates = dict(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], anon="1/day")
     settings.REST_FRAMEWORK = dict(settings.REST_FRAMEWORK, DEFAULT_THROTTLE_RATES=rates)
     handler.refusals.clear()
     ran: list[str] = []
@@ -255,7 +255,7 @@ def test_a_refusal_is_given_again_for_a_moment_without_running_the_request(
 
     async def run() -> list[tuple[int, Any]]:
         return [
-            await get("/api/v1/games/1", "10.7.1.1"),  # the minute's one request: a 404
+            await get("/api/v1/games/1", "10.7.1.1"),  # the day's one request: a 404
             await get("/api/v1/games/1", "10.7.1.1"),  # refused by the throttle
             await get("/api/v1/games/2", "10.7.1.1"),  # the same refusal, not run
             await get("/api/v1/games/2", "10.7.1.2"),  # another address: run

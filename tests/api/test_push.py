@@ -411,6 +411,15 @@ def test_a_token_holds_at_most_its_open_streams_in_sockets_and_a_closed_one_give
                 assert "3 streams" in refused["problem"]["detail"]
                 assert (await ws.receive()).type == aiohttp.WSMsgType.CLOSE
                 assert ws.close_code == 4429
+                # At once again: the same refusal (given again without asking the cache).
+                ws = await session.ws_connect(
+                    one.url.replace("http", "ws") + "/api/v1/ws",
+                    headers={"Authorization": f"Bearer {token}"},
+                )
+                again = json.loads((await ws.receive()).data)
+                assert again["problem"]["detail"] == refused["problem"]["detail"], again
+                assert (await ws.receive()).type == aiohttp.WSMsgType.CLOSE
+                assert ws.close_code == 4429
                 await held.pop().ws.close()
                 await held.pop().ws.close()
                 for _ in range(50):  # the slots go back as the server sees the closes

@@ -274,14 +274,18 @@ class Refusals:
 
     @staticmethod
     def key_of(scope: dict[str, Any]) -> tuple[str, ...] | None:
-        """The caller and the kind of request, for an API request (else ``None``)."""
+        """The caller and the kind of request, for an API request or a push-channel
+        handshake (else ``None``)."""
         path = str(scope.get("path", ""))
-        if scope.get("type") != "http" or not path.startswith("/api/"):
+        if scope.get("type") not in ("http", "websocket") or not path.startswith("/api/"):
             return None
-        try:
-            route = str(resolve(path).route)
-        except Resolver404:
-            return None
+        if scope["type"] == "websocket":
+            route = path  # Channels' routes, not Django's: the push channel's one address
+        else:
+            try:
+                route = str(resolve(path).route)
+            except Resolver404:
+                return None
         # Who asks (credentials, cookies) and what the answer depends on besides: its CORS
         # headers (Origin) and its language.
         asked = (b"authorization", b"cookie", b"origin", b"accept-language")
@@ -289,7 +293,7 @@ class Refusals:
             b"\0".join(_header(scope, name) or b"" for name in asked)
         ).hexdigest()
         waits = b"wait=" in bytes(scope.get("query_string", b""))
-        method = str(scope.get("method", ""))
+        method = str(scope.get("method", "WEBSOCKET"))
         return client_address(scope), credentials, method, route, "wait" if waits else ""
 
     def remember(self, key: tuple[str, ...], response: Any) -> None:
@@ -300,12 +304,23 @@ class Refusals:
             retry = float(response.get("Retry-After", "1"))
         except ValueError:
             return
-        now = time.monotonic()
         headers = [
             (str(k).lower().encode("latin-1"), str(v).encode("latin-1"))
             for k, v in response.items()
             if str(k).lower() not in ("retry-after", "content-length")
         ]
+        self.keep(key, problem, retry, headers)
+
+    def keep(
+        self,
+        key: tuple[str, ...],
+        problem: dict[str, Any],
+        retry: float,
+        headers: list[tuple[bytes, bytes]] | None = None,
+    ) -> None:
+        """Give ``problem`` again to ``key`` for a moment (``retry``: its Retry-After)."""
+        now = time.monotonic()
+        headers = headers or []
         with self._lock:
             self._kept[key] = (now + min(self.SECONDS, retry), now + retry, headers, problem)
             self._kept.move_to_end(key)

@@ -63,7 +63,7 @@ from rest_framework import exceptions
 
 from tournaments.api import capacity, waiting
 from tournaments.api.authentication import hash_key
-from tournaments.api.handler import refusal_delay
+from tournaments.api.handler import refusal_delay, refusals
 from tournaments.api.parsers import load_json
 from tournaments.api.problems import (
     UNAVAILABLE_RETRY_SECONDS,
@@ -176,7 +176,12 @@ class Authentication:
         self.inner = inner
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        scope = dict(scope, user=AnonymousUser(), auth=None, refusal=None)
+        key = refusals.key_of(scope)
+        again = None if key is None else refusals.answer(key, str(scope.get("path", "")))
+        if again is not None:  # refused a moment ago: the same refusal, without asking again
+            await refuse_again(again[2], receive, send)
+            return None
+        scope = dict(scope, user=AnonymousUser(), auth=None, refusal=None, refusal_key=key)
         header = _headers(scope).get(b"authorization")
         if header is not None:
             parts = header.split()
@@ -200,6 +205,19 @@ class Authentication:
                 scope["session"] = store(morsel.value)
                 scope["user"] = await get_user(scope)  # type: ignore[arg-type]
         return await self.inner(scope, receive, send)
+
+
+async def refuse_again(problem: bytes, receive: Any, send: Any) -> None:
+    """Refuse a handshake as its caller was refused a moment ago (a 429 beyond the open
+    streams: tournaments/api/handler.py, ``Refusals``): accepted, told, closed."""
+    if (await receive()).get("type") != "websocket.connect":
+        return
+    document = json.loads(problem)
+    await refusal_delay(document.get("retry_after"))
+    await send({"type": "websocket.accept"})
+    text = json.dumps({"type": "problem", "problem": document}, separators=(",", ":"))
+    await send({"type": "websocket.send", "text": text})
+    await send({"type": "websocket.close", "code": CLOSE_TOO_MANY})
 
 
 class SignedOut(exceptions.NotAuthenticated):
@@ -248,7 +266,10 @@ class PushConsumer(AsyncWebsocketConsumer):
         try:
             self.slots = await waiting.run_sync(capacity.take, self.caller)
         except capacity.TooManyOpen as error:
-            await self.problem(error)
+            found = await self.problem(error)
+            key = self.who.get("refusal_key")
+            if key is not None and found is not None:
+                refusals.keep(key, found, float(found.get("retry_after", 1)))
             await self.close(CLOSE_TOO_MANY)
             return
         user = self.user
@@ -282,7 +303,7 @@ class PushConsumer(AsyncWebsocketConsumer):
     async def send_json(self, content: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(content, separators=(",", ":")))
 
-    async def problem(self, error: Exception, **about: Any) -> None:
+    async def problem(self, error: Exception, **about: Any) -> dict[str, Any]:
         with translation.override(self.language):
             found = problem_of(error)
             if found is None:
@@ -304,6 +325,7 @@ class PushConsumer(AsyncWebsocketConsumer):
             await refusal_delay(found.get("retry_after"))
         # The problem document apart: its own "type" is the problem's URI (RFC 9457).
         await self.send_json({"type": "problem", **about, "problem": found})
+        return found
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         about: dict[str, Any] = {}
