@@ -34,10 +34,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import RequestAborted
 from django.urls import Resolver404, resolve
 
 from tournaments.api.parsers import body_limit
-from tournaments.api.waiting import ASGIHandler
+from tournaments.api.waiting import ASGIHandler, let_the_request_thread_go
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
@@ -229,9 +230,9 @@ async def refusal_delay(retry_after: str | int | None) -> None:
     that loops on refusals without waiting (bench/abuse.py, attack a: 32 connections
     guessing passwords) sent them as fast as they were answered: ~6 ms of the web
     processes' CPU each, 780 in 2.8 s, the two cores full.  Held back in the event loop
-    (no thread, no database connection, the request's turn already given back) each such
-    connection makes one request a second; a client that honours ``Retry-After`` waits
-    longer than this anyway.
+    (its thread ended and its database connection given back first, the request's turn
+    already given back) each such connection makes one request a second; a client that
+    honours ``Retry-After`` waits longer than this anyway.
     """
     delay = float(getattr(settings, "PARLOUR_REFUSAL_DELAY_SECONDS", 0.0))
     try:
@@ -353,9 +354,17 @@ class Refusals:
 
 #: This process's refusals (:class:`Refusals`).
 refusals = Refusals()
-_refusal_key: contextvars.ContextVar[tuple[str, ...] | None] = contextvars.ContextVar(
-    "refusal_key", default=None
+#: The request's key in :data:`refusals`, its path and the server's ``send``.
+_asked: contextvars.ContextVar[tuple[tuple[str, ...], str, Any] | None] = contextvars.ContextVar(
+    "asked", default=None
 )
+
+
+async def _give_again(again: tuple[int, list[Any], bytes], send: Any) -> None:
+    status, headers, body = again
+    await refusal_delay(dict(headers).get(b"retry-after", b"1").decode())
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 class BoundedASGIHandler(ASGIHandler):
@@ -377,19 +386,17 @@ class BoundedASGIHandler(ASGIHandler):
 
     async def handle(self, scope: Any, receive: Any, send: Any) -> None:
         key = refusals.key_of(scope)
+        path = str(scope.get("path", ""))
         if key is not None:
-            again = refusals.answer(key, str(scope.get("path", "")))
+            again = refusals.answer(key, path)
             if again is not None:  # refused a moment ago: the same refusal, from here
-                status, headers, body = again
-                await refusal_delay(dict(headers).get(b"retry-after", b"1").decode())
-                await send({"type": "http.response.start", "status": status, "headers": headers})
-                await send({"type": "http.response.body", "body": body})
+                await _give_again(again, send)
                 return
-        remembering = _refusal_key.set(key)
+        asked = _asked.set(None if key is None else (key, path, send))
         try:
             await self._bounded(scope, receive, send)
         finally:
-            _refusal_key.reset(remembering)
+            _asked.reset(asked)
 
     async def _bounded(self, scope: Any, receive: Any, send: Any) -> None:
         loop = asyncio.get_running_loop()
@@ -410,6 +417,15 @@ class BoundedASGIHandler(ASGIHandler):
         turn = _turn.get()
         if turn is not None:
             await turn.take()  # after the body: a slow upload holds no turn
+            asked = _asked.get()
+            again = None if asked is None else refusals.answer(asked[0], asked[1])
+            if asked is not None and again is not None:
+                # Its caller was refused while it waited for its turn: refused as well,
+                # before Django begins it (no thread for its signals, no middleware).
+                turn.give_back()
+                body.close()
+                await _give_again(again, asked[2])
+                raise RequestAborted
         return body
 
     async def send_response(self, response: Any, send: Any) -> None:
@@ -417,9 +433,14 @@ class BoundedASGIHandler(ASGIHandler):
         if turn is not None:
             turn.give_back()
         if response.status_code == 429:
-            key = _refusal_key.get()
-            if key is not None:
-                refusals.remember(key, response)
+            asked = _asked.get()
+            if asked is not None:
+                refusals.remember(asked[0], response)
+            # Its database connection back to the pool and its thread ended first: a
+            # refusal held back must not hold them (the pool's 10 ran out under 968
+            # refusals at once, and everyone else waited for a connection; and each
+            # request's thread, begun for Django's request_started, lived through it).
+            await let_the_request_thread_go()
             await refusal_delay(response.get("Retry-After"))
         await super().send_response(response, send)
 
