@@ -169,6 +169,8 @@ def web_command(port: str | int, python: str = sys.executable) -> list[str]:
         str(port),
         "--timeout-graceful-shutdown",
         "3",
+        "--lifespan",
+        "off",  # Django and Channels have no start-up or shut-down events to run
     ]
 
 
