@@ -461,7 +461,7 @@ PARLOUR_STREAM_SECONDS = env_float("PARLOUR_STREAM_SECONDS", 300.0, minimum=1.0)
 PARLOUR_STREAM_POLL_SECONDS = env_float("PARLOUR_STREAM_POLL_SECONDS", 0.25, minimum=0.01)
 #: Longest a long-poll (GET /games/{id}?after=N&wait=S) waits for the game to move, in seconds.
 PARLOUR_LONG_POLL_SECONDS = env_float("PARLOUR_LONG_POLL_SECONDS", 30.0, minimum=0.0)
-#: Seconds a 429 answer (a rate or an open-streams limit) waits before it is sent, at most
+#: Seconds a 429 answer (a rate or an open-streams limit) or a 413 waits before it is sent, at most
 #: its Retry-After: a client looping on refusals makes one a second per connection, and the
 #: wait costs the server no thread and no CPU (tournaments/api/handler.py).  0: at once.
 PARLOUR_REFUSAL_DELAY_SECONDS = env_float("PARLOUR_REFUSAL_DELAY_SECONDS", 1.0, minimum=0.0)

@@ -224,7 +224,12 @@ _turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Turns] = weakref.We
 
 
 async def refusal_delay(retry_after: str | int | None) -> None:
-    """Wait before a 429 goes out: ``PARLOUR_REFUSAL_DELAY_SECONDS``, at most ``retry_after``.
+    """Wait before a 429 (or a 413) goes out: ``PARLOUR_REFUSAL_DELAY_SECONDS``, at most
+    ``retry_after``.
+
+    A 413 waits too: four connections posting a 0.88 MB record as fast as they were
+    refused (attack e) made 465 refusals a second, each a request's work, the body
+    dropped by the server; held back, each connection makes one a second.
 
     A refusal costs the server a request's work however fast it is sent, and a client
     that loops on refusals without waiting (bench/abuse.py, attack a: 32 connections
@@ -432,9 +437,9 @@ class BoundedASGIHandler(ASGIHandler):
         turn = _turn.get()
         if turn is not None:
             turn.give_back()
-        if response.status_code == 429:
+        if response.status_code in (413, 429):
             asked = _asked.get()
-            if asked is not None:
+            if asked is not None and response.status_code == 429:
                 refusals.remember(asked[0], response)
             # Its database connection back to the pool and its thread ended first: a
             # refusal held back must not hold them (the pool's 10 ran out under 968
