@@ -39,16 +39,21 @@ async def _post_part(
     talk = ApplicationCommunicator(application, _scope(path, headers))
     for chunk in chunks:
         await talk.send_input({"type": "http.request", "body": chunk, "more_body": True})
-    start = await talk.receive_output(10)
-    body = b""
-    while True:
-        message = await talk.receive_output(10)
-        body += message.get("body", b"")
-        if not message.get("more_body", False):
-            break
+    status, body = await _read(talk, 10)
     await talk.send_input({"type": "http.disconnect"})
     await talk.wait(10)
-    return start["status"], json.loads(body)
+    return status, json.loads(body)
+
+
+async def _read(talk: ApplicationCommunicator, seconds: float) -> tuple[int, bytes]:
+    """The status and the whole body of the answer ``talk`` is sending."""
+    start = await talk.receive_output(seconds)
+    body = b""
+    while True:
+        message = await talk.receive_output(seconds)
+        body += message.get("body", b"")
+        if not message.get("more_body", False):
+            return int(start["status"]), body
 
 
 async def _answer_of(scope: dict[str, Any]) -> tuple[int, Any]:
@@ -58,18 +63,12 @@ async def _answer_of(scope: dict[str, Any]) -> tuple[int, Any]:
 
     talk = ApplicationCommunicator(application, scope)
     await talk.send_input({"type": "http.request", "body": b"", "more_body": False})
-    start = await talk.receive_output(20)
-    body = b""
-    while True:
-        message = await talk.receive_output(20)
-        body += message.get("body", b"")
-        if not message.get("more_body", False):
-            break
+    status, body = await _read(talk, 20)
     await talk.wait(20)
     try:
-        return int(start["status"]), json.loads(body)
+        return status, json.loads(body)
     except ValueError:
-        return int(start["status"]), None
+        return status, None
 
 
 async def _status_of(scope: dict[str, Any]) -> int:

@@ -352,6 +352,14 @@ class Refusals:
         ]
         return 429, [*headers, *extra], body
 
+    def again_for(self, scope: dict[str, Any]) -> tuple[int, list[Any], bytes] | None:
+        """:meth:`answer` for the request of ``scope``; its key is worked out only when a
+        refusal is kept at all (most requests pay nothing for this)."""
+        if not self._kept:
+            return None
+        key = self.key_of(scope)
+        return None if key is None else self.answer(key, str(scope.get("path", "")))
+
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()
@@ -359,8 +367,8 @@ class Refusals:
 
 #: This process's refusals (:class:`Refusals`).
 refusals = Refusals()
-#: The request's key in :data:`refusals`, its path and the server's ``send``.
-_asked: contextvars.ContextVar[tuple[tuple[str, ...], str, Any] | None] = contextvars.ContextVar(
+#: The request's scope and the server's ``send`` (for :data:`refusals`).
+_asked: contextvars.ContextVar[tuple[dict[str, Any], Any] | None] = contextvars.ContextVar(
     "asked", default=None
 )
 
@@ -390,14 +398,11 @@ class BoundedASGIHandler(ASGIHandler):
     """
 
     async def handle(self, scope: Any, receive: Any, send: Any) -> None:
-        key = refusals.key_of(scope)
-        path = str(scope.get("path", ""))
-        if key is not None:
-            again = refusals.answer(key, path)
-            if again is not None:  # refused a moment ago: the same refusal, from here
-                await _give_again(again, send)
-                return
-        asked = _asked.set(None if key is None else (key, path, send))
+        again = refusals.again_for(scope)
+        if again is not None:  # refused a moment ago: the same refusal, from here
+            await _give_again(again, send)
+            return
+        asked = _asked.set((scope, send))
         try:
             await self._bounded(scope, receive, send)
         finally:
@@ -423,13 +428,13 @@ class BoundedASGIHandler(ASGIHandler):
         if turn is not None:
             await turn.take()  # after the body: a slow upload holds no turn
             asked = _asked.get()
-            again = None if asked is None else refusals.answer(asked[0], asked[1])
+            again = None if asked is None else refusals.again_for(asked[0])
             if asked is not None and again is not None:
                 # Its caller was refused while it waited for its turn: refused as well,
                 # before Django begins it (no thread for its signals, no middleware).
                 turn.give_back()
                 body.close()
-                await _give_again(again, asked[2])
+                await _give_again(again, asked[1])
                 raise RequestAborted
         return body
 
@@ -439,8 +444,9 @@ class BoundedASGIHandler(ASGIHandler):
             turn.give_back()
         if response.status_code in (413, 429):
             asked = _asked.get()
-            if asked is not None and response.status_code == 429:
-                refusals.remember(asked[0], response)
+            key = None if asked is None else refusals.key_of(asked[0])
+            if key is not None and response.status_code == 429:
+                refusals.remember(key, response)
             # Its database connection back to the pool and its thread ended first: a
             # refusal held back must not hold them (the pool's 10 ran out under 968
             # refusals at once, and everyone else waited for a connection; and each

@@ -176,12 +176,11 @@ class Authentication:
         self.inner = inner
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        key = refusals.key_of(scope)
-        again = None if key is None else refusals.answer(key, str(scope.get("path", "")))
+        again = refusals.again_for(scope)
         if again is not None:  # refused a moment ago: the same refusal, without asking again
             await refuse_again(again[2], receive, send)
             return None
-        scope = dict(scope, user=AnonymousUser(), auth=None, refusal=None, refusal_key=key)
+        scope = dict(scope, user=AnonymousUser(), auth=None, refusal=None)
         header = _headers(scope).get(b"authorization")
         if header is not None:
             parts = header.split()
@@ -267,7 +266,7 @@ class PushConsumer(AsyncWebsocketConsumer):
             self.slots = await waiting.run_sync(capacity.take, self.caller)
         except capacity.TooManyOpen as error:
             found = await self.problem(error)
-            key = self.who.get("refusal_key")
+            key = refusals.key_of(self.who)
             if key is not None and found is not None:
                 refusals.keep(key, found, float(found.get("retry_after", 1)))
             await self.close(CLOSE_TOO_MANY)
