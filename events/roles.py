@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.utils import CursorWrapper
+from psycopg import sql as pgsql
 
 from events.models import Event
 
@@ -47,7 +48,10 @@ def grant_app_role(
         attributes = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
         statement = f"{verb} ROLE {name} {attributes}"
         if password:
-            cursor.execute(f"{statement} PASSWORD %s", [password])
+            # A literal, quoted client-side: PostgreSQL binds no parameter in a utility
+            # statement such as CREATE ROLE, and the connection binds on the server.
+            literal = pgsql.Literal(password).as_string(connection.connection)
+            cursor.execute(f"{statement} PASSWORD {literal}")
             done.append(f"{statement} PASSWORD '…'")
         else:
             cursor.execute(statement)

@@ -181,28 +181,37 @@ def database_settings(
         config["CONN_MAX_AGE"] = 0
     elif "postgresql" not in engine:
         raise ConfigError(f"DATABASE_URL={url!r}: Parlour runs on PostgreSQL or SQLite only")
-    elif pool_size > 0:
-        if conn_max_age > 0:
-            raise ConfigError(
-                f"DATABASE_POOL_SIZE={pool_size} and DATABASE_CONN_MAX_AGE={conn_max_age} do not"
-                " go together: the pool keeps the connections itself (Django refuses a pool with"
-                " persistent connections); unset DATABASE_CONN_MAX_AGE (or set it to 0)"
-            )
-        # Django's psycopg pool (Django 5.1+, psycopg[pool]): at most pool_size
-        # connections per process, reused from request to request (no connect per
-        # request), and a request waits up to pool_timeout seconds for a free one
-        # instead of pushing PostgreSQL past max_connections.  A couple are kept
-        # open when idle so a quiet site's first request does not pay a connect.
-        # The URL's own options (?sslmode=..., ?application_name=...) are kept.
+    else:
+        # Parameters bound by the server, and a statement run five times on a connection
+        # prepared there (psycopg's automatic preparation): PostgreSQL then parses and
+        # plans the action path's statements once per connection, not once per request
+        # (issue 24).  Django disables both by default for transaction-mode PgBouncer,
+        # which Parlour does not sit behind (docs/operations.md).
         url_options = config.get("OPTIONS")
         options: dict[str, object] = dict(url_options) if isinstance(url_options, dict) else {}
-        options["pool"] = {
-            "min_size": min(2, pool_size),
-            "max_size": pool_size,
-            "timeout": pool_timeout,
-        }
+        options.setdefault("server_side_binding", True)
+        options.setdefault("prepare_threshold", 5)
         config["OPTIONS"] = options
-        config["CONN_MAX_AGE"] = 0
+        if pool_size > 0:
+            if conn_max_age > 0:
+                raise ConfigError(
+                    f"DATABASE_POOL_SIZE={pool_size} and DATABASE_CONN_MAX_AGE={conn_max_age} do"
+                    " not go together: the pool keeps the connections itself (Django refuses a"
+                    " pool with persistent connections); unset DATABASE_CONN_MAX_AGE (or set it"
+                    " to 0)"
+                )
+            # Django's psycopg pool (Django 5.1+, psycopg[pool]): at most pool_size
+            # connections per process, reused from request to request (no connect per
+            # request), and a request waits up to pool_timeout seconds for a free one
+            # instead of pushing PostgreSQL past max_connections.  A couple are kept
+            # open when idle so a quiet site's first request does not pay a connect.
+            # The URL's own options (?sslmode=..., ?application_name=...) are kept.
+            options["pool"] = {
+                "min_size": min(2, pool_size),
+                "max_size": pool_size,
+                "timeout": pool_timeout,
+            }
+            config["CONN_MAX_AGE"] = 0
     if pool_size > 0 or config["CONN_MAX_AGE"]:
         # A pooled or kept connection may have died meanwhile (a PostgreSQL
         # restart): check it before the request or task that reuses it (one empty
@@ -391,6 +400,11 @@ REST_FRAMEWORK = {
         "token": _rate("PARLOUR_API_RATE_TOKEN", "600/min"),
         # POST /records/verify and /records (a view's throttle_scope), per address, anyone.
         "records": _rate("PARLOUR_API_RATE_RECORDS", "30/min"),
+        # Streams (a game's, a tournament's) opened without signing in, per address: a
+        # spectator's page opens one and keeps it for minutes; a loop reopening a whole
+        # stream is what this stops (bench/abuse.py attack b).  Club Wi-Fi: 60 a minute
+        # is 300 anonymous pages behind one address, each reconnecting every 5 minutes.
+        "anon_streams": _rate("PARLOUR_API_RATE_ANON_STREAMS", "60/min"),
     },
     # 0, not None: with None DRF takes the client's own X-Forwarded-For as its address,
     # which any client can forge to escape the address limits.

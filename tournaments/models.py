@@ -49,6 +49,9 @@ class Game(models.Model):
     )
     #: Sequence of the last event of the stream.
     sequence = models.PositiveIntegerField(default=0, verbose_name=gettext_lazy("sequence"))
+    #: The store's id of that event (its position's ``id``; 0 before the deal): what each
+    #: process's fold cache is checked against (tournaments/play/state.py).
+    last_event = models.BigIntegerField(default=0, verbose_name=gettext_lazy("last event"))
     #: Seats that may act now / that the game is waiting for (ascending lists).
     to_act = models.JSONField(default=list, verbose_name=gettext_lazy("to act"))
     waiting_for = models.JSONField(default=list, verbose_name=gettext_lazy("waiting for"))

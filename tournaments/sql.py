@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from functools import cache
 from typing import Any, cast
 
 from django.contrib.auth.models import User
@@ -19,10 +20,43 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Field
 
 from events.store import StreamSet, settled_bound
-from tournaments.models import AccountNotice, ApiToken, Game, Player, Round, Table, TableSeat
+from tournaments.models import (
+    AccountNotice,
+    ApiToken,
+    Game,
+    Player,
+    Round,
+    Table,
+    TableSeat,
+    Tournament,
+)
 
 #: The key of the advisory lock every creation of a club takes (:func:`lock_club_creation`).
 CLUB_CREATION_LOCK = 0x5061726C  # "Parl"
+
+
+@cache
+def _columns(model: type[Any], alias: str = "") -> str:
+    """The model's columns by name, never ``*``: a statement a connection has prepared
+    stays valid when a migration adds a column under a running process (PostgreSQL
+    refuses to run a prepared ``SELECT *`` whose result's shape changed)."""
+    prefix = f"{alias}." if alias else ""
+    return ", ".join(f"{prefix}{f.column}" for f in model._meta.concrete_fields)
+
+
+def _one(query: str, params: Sequence[Any], using: str) -> tuple[Any, ...] | None:
+    """The first row ``query`` finds, or ``None``."""
+    with connections[using].cursor() as cursor:
+        cursor.execute(query, params)
+        found = cursor.fetchone()
+    return tuple(found) if found is not None else None
+
+
+def _all(query: str, params: Sequence[Any], using: str) -> list[tuple[Any, ...]]:
+    """Every row ``query`` finds."""
+    with connections[using].cursor() as cursor:
+        cursor.execute(query, params)
+        return [tuple(row) for row in cursor.fetchall()]
 
 
 def lock_club_creation(using: str = DEFAULT_DB_ALIAS) -> None:
@@ -54,7 +88,7 @@ def game_row(game_id: int, using: str = DEFAULT_DB_ALIAS) -> Game | None:
     Every action and game read starts here: compiling the ORM's
     ``filter(pk=…).first()`` cost several times the query's own round trip.
     """
-    query = f"SELECT * FROM {Game._meta.db_table} WHERE id = %s"
+    query = f"SELECT {_columns(Game)} FROM {Game._meta.db_table} WHERE id = %s"
     for game in Game.objects.using(using).raw(query, [game_id]):
         return game
     return None
@@ -92,24 +126,71 @@ def players_of_user(
     if not player_ids:
         return set()
     marks = ", ".join(["%s"] * len(player_ids))
-    with connections[using].cursor() as cursor:
-        cursor.execute(
-            f"SELECT id FROM {Player._meta.db_table} WHERE user_id = %s AND id IN ({marks})",
-            [user_id, *player_ids],
-        )
-        return {pid for (pid,) in cursor.fetchall()}
+    query = f"SELECT id FROM {Player._meta.db_table} WHERE user_id = %s AND id IN ({marks})"
+    return {pid for (pid,) in _all(query, [user_id, *player_ids], using)}
 
 
 def table_seats(table: int, using: str = DEFAULT_DB_ALIAS) -> list[tuple[int, bool, int]]:
     """Each seat of ``table``: its number, whether a bot plays it for its person
     (``autoplay``), and its timeouts in a row (read after every change of a game)."""
-    with connections[using].cursor() as cursor:
-        cursor.execute(
-            f"SELECT seat, autoplay, timeouts_in_a_row FROM {TableSeat._meta.db_table}"
-            " WHERE table_id = %s",
-            [table],
-        )
-        return [(seat, bool(autoplay), count) for seat, autoplay, count in cursor.fetchall()]
+    query = (
+        f"SELECT seat, autoplay, timeouts_in_a_row FROM {TableSeat._meta.db_table}"
+        " WHERE table_id = %s"
+    )
+    return [(seat, bool(autoplay), count) for seat, autoplay, count in _all(query, [table], using)]
+
+
+def token_is_live(token_id: int, using: str = DEFAULT_DB_ALIAS) -> bool:
+    """Whether token ``token_id`` is not revoked and its login is active (the push channel
+    asks before every move it takes)."""
+    query = (
+        f"SELECT 1 FROM {ApiToken._meta.db_table} t JOIN {User._meta.db_table} u"
+        " ON u.id = t.user_id WHERE t.id = %s AND t.revoked_at IS NULL AND u.is_active"
+    )
+    return _one(query, [token_id], using) is not None
+
+
+def next_game_of_table(table: int, number: int, using: str = DEFAULT_DB_ALIAS) -> int | None:
+    """The id of table ``table``'s game after its ``number``-th in the series, if dealt
+    (every seat's view of a finished game names it)."""
+    query = (
+        f"SELECT id FROM {Game._meta.db_table} WHERE table_id = %s AND number_in_series > %s"
+        " ORDER BY number_in_series LIMIT 1"
+    )
+    found = _one(query, [table, number], using)
+    return int(found[0]) if found else None
+
+
+#: What a game's end asks of its table's round: (round status, round number, tournament
+#: id, tournament status, the tournament's rounds, whether it deals duplicate deals).
+TableRound = tuple[str, int, int, str, int, bool]
+
+
+def table_round(table: int, using: str = DEFAULT_DB_ALIAS) -> TableRound | None:
+    """Table ``table``'s round and tournament, as :data:`TableRound`, or ``None``.
+
+    Read at every game's end (is the round over? are its secrets revealed?), and by every
+    view of a finished game: the ORM's compiling of the joins cost more than the query.
+    """
+    query = (
+        f"SELECT r.status, r.number, r.tournament_id, t.status, t.rounds, t.duplicate_deals"
+        f" FROM {Table._meta.db_table} tb"
+        f" JOIN {Round._meta.db_table} r ON r.id = tb.round_id"
+        f" JOIN {Tournament._meta.db_table} t ON t.id = r.tournament_id"
+        " WHERE tb.id = %s"
+    )
+    found = _one(query, [table], using)
+    if found is None:
+        return None
+    status, number, tournament, tournament_status, rounds, duplicate = found
+    return (
+        str(status),
+        int(number),
+        int(tournament),
+        str(tournament_status),
+        int(rounds),
+        bool(duplicate),
+    )
 
 
 def tournament_game_streams(tournament_id: int) -> StreamSet:
@@ -129,6 +210,23 @@ def tournament_game_streams(tournament_id: int) -> StreamSet:
 NoticeRow = tuple[int, int, int, int, int, str]
 
 
+def insert_account_notices(
+    rows: Sequence[tuple[int, int, int, int, str]], using: str = DEFAULT_DB_ALIAS
+) -> None:
+    """Write account notices ``(user, game, seat, sequence, kind)``, their ``tx`` the
+    database's default (every change of a game writes some: the ORM's ``bulk_create``
+    compiled afresh each time)."""
+    if not rows:
+        return
+    marks = ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
+    with connections[using].cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {AccountNotice._meta.db_table} (user_id, game_id, seat, sequence, kind)"
+            f" VALUES {marks}",
+            [value for row in rows for value in row],
+        )
+
+
 def account_notices_statement(using: str = DEFAULT_DB_ALIAS) -> str:
     """The statement of :func:`account_notices_after` (parameters: user, tx, id, limit)."""
     bound = settled_bound(using)
@@ -146,25 +244,22 @@ def account_notices_after(
     one range of the ``(user, tx, id)`` index, and on PostgreSQL only those of settled
     transactions (:func:`events.store.settled_bound`), so that none committing late is
     ever passed."""
-    with connections[using].cursor() as cursor:
-        cursor.execute(account_notices_statement(using), [user_id, tx, row, limit])
-        return [
-            (int(t), int(i), int(g), int(seat), int(seq), str(kind))
-            for t, i, g, seat, seq, kind in cursor.fetchall()
-        ]
+    rows = _all(account_notices_statement(using), [user_id, tx, row, limit], using)
+    return [
+        (int(t), int(i), int(g), int(seat), int(seq), str(kind))
+        for t, i, g, seat, seq, kind in rows
+    ]
 
 
 def last_account_position(user_id: int, using: str = DEFAULT_DB_ALIAS) -> tuple[int, int]:
     """The position of login ``user_id``'s newest settled notice (``(0, 0)``: none)."""
     bound = settled_bound(using)
     where = "user_id = %s" + (f" AND tx < {bound}" if bound else "")
-    with connections[using].cursor() as cursor:
-        cursor.execute(
-            f"SELECT tx, id FROM {AccountNotice._meta.db_table}"
-            f" WHERE {where} ORDER BY tx DESC, id DESC LIMIT 1",
-            [user_id],
-        )
-        found = cursor.fetchone()
+    query = (
+        f"SELECT tx, id FROM {AccountNotice._meta.db_table}"
+        f" WHERE {where} ORDER BY tx DESC, id DESC LIMIT 1"
+    )
+    found = _one(query, [user_id], using)
     return (int(found[0]), int(found[1])) if found else (0, 0)
 
 
@@ -180,7 +275,7 @@ def token_owner(
     """
     connection = connections[using]
     users: Any = User.objects.using(using).raw(
-        f"SELECT u.*, t.id AS parlour_token_id,"
+        f"SELECT {_columns(User, 'u')}, t.id AS parlour_token_id,"
         f" (t.last_used_at IS NULL OR t.last_used_at < %s) AS parlour_token_stale"
         f" FROM {ApiToken._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id"
         f" WHERE t.key_hash = %s AND t.revoked_at IS NULL AND u.is_active",

@@ -24,7 +24,7 @@ from redis.connection import AbstractConnection
 from rest_framework.throttling import SimpleRateThrottle
 
 from tests.api.conftest import Api
-from tests.factories import ClubWorld
+from tests.factories import ClubWorld, tournament_game
 from tournaments.api import throttling
 from tournaments.api.authentication import create_token
 from tournaments.api.throttling import RateLimits, parse_rate
@@ -332,3 +332,28 @@ def test_a_429_is_told_in_russian_when_asked_with_the_same_type_and_limit(
     assert body["title"] == "Слишком много запросов"
     assert "лимит 'anon' (анонимный, на адрес), 3 запроса в минуту, исчерпан" in body["detail"]
     assert "сбросится через 45 с" in body["detail"] and "requests" not in body["detail"]
+
+
+def test_streams_opened_without_signing_in_are_counted_per_address_and_a_player_s_are_not(
+    locmem: None, clock: Clock, settings: Any, world: ClubWorld
+) -> None:
+    """A spectator's page keeps its stream for minutes; a loop reopening a whole stream
+    from its start is stopped (bench/abuse.py attack b), not a signed-in player."""
+    tournament, _ = tournament_game(world)
+    set_rates(settings, anon_streams="2/min")
+    stream = f"/api/v1/tournaments/{tournament.pk}/stream?timeout=0.05"
+
+    def opened(client: Client, token: str | None = None) -> int:
+        if token is None:
+            answer = client.get(stream)
+        else:
+            answer = client.get(stream, HTTP_AUTHORIZATION=f"Bearer {token}")
+        if answer.status_code == 200:
+            b"".join(answer.streaming_content)  # type: ignore[attr-defined]
+        return int(answer.status_code)
+
+    here, there = Client(REMOTE_ADDR="10.0.0.7"), Client(REMOTE_ADDR="10.0.0.8")
+    assert [opened(here) for _ in range(3)] == [200, 200, 429]
+    assert opened(there) == 200
+    assert here.get(CLUBS).status_code == 200  # other requests of the address go on
+    assert [opened(here, world.tokens["alice"]) for _ in range(3)] == [200, 200, 200]

@@ -301,7 +301,7 @@ def test_the_hub_wakes_only_the_waiters_of_the_channel_a_message_names(with_redi
             with hub.listening([notify.channel(3001)]) as later:
                 publisher.publish(notify.channel(1001), "5")
                 woken = await mover.wait(2)
-                announced = mover.latest == b"5"
+                announced = mover.heard == 5
                 hub.register(later, [notify.channel(3002)])  # as a tournament's stream does
                 publisher.publish(notify.channel(3002), "1")
                 woken_later = await later.wait(2)
@@ -333,3 +333,30 @@ def test_a_waiter_woken_between_two_waits_returns_at_once() -> None:
     first, took, second = asyncio.run(run())
     assert first and took < 0.1
     assert not second, "a wake is seen once"
+
+
+def test_a_waiter_tells_the_highest_sequence_it_was_woken_with_or_that_it_may_have_missed_one() -> (
+    None
+):
+    """What the push channel skips a read on (issue 24): a wait woken only by sequences this
+    client was sent already needs no read of the database; anything else must read."""
+
+    async def run() -> list[int | None]:
+        waiter = waiting.Waiter()
+        heard = []
+        waiter.wake(b"7")
+        waiter.wake(b"5")  # messages of two processes may come in either order
+        await waiter.wait(1)
+        heard.append(waiter.heard)
+        waiter.wake_again()  # the owner's own reason to look again: nothing heard
+        await waiter.wait(1)
+        heard.append(waiter.heard)
+        waiter.wake(b"9")
+        waiter.wake(None)  # the hub's "read again": a message may have been lost
+        await waiter.wait(1)
+        heard.append(waiter.heard)
+        await waiter.wait(0.01)  # timed out: the safety net reads
+        heard.append(waiter.heard)
+        return heard
+
+    assert asyncio.run(run()) == [7, -1, None, None]

@@ -43,12 +43,16 @@ PG_URL = "postgres://parlour:secret@db.example:5432/parlour"
 
 # -- the settings ------------------------------------------------------------------------
 
+#: Every PostgreSQL connection binds parameters on the server and prepares what it runs often.
+PREPARED = {"server_side_binding": True, "prepare_threshold": 5}
+
 
 def test_a_pool_size_gives_postgresql_a_pool_and_no_persistent_connections() -> None:
     config = database_settings(PG_URL + "?sslmode=require", pool_size=20, pool_timeout=5.0)
     assert config["OPTIONS"] == {
         "sslmode": "require",  # the URL's own options are kept
         "pool": {"min_size": 2, "max_size": 20, "timeout": 5.0},
+        **PREPARED,
     }
     assert config["CONN_MAX_AGE"] == 0
     assert config["CONN_HEALTH_CHECKS"] is True
@@ -56,13 +60,19 @@ def test_a_pool_size_gives_postgresql_a_pool_and_no_persistent_connections() -> 
 
 def test_a_pool_of_one_keeps_one_connection() -> None:
     pool = database_settings(PG_URL, pool_size=1)["OPTIONS"]
-    assert pool == {"pool": {"min_size": 1, "max_size": 1, "timeout": 10.0}}
+    assert pool == {"pool": {"min_size": 1, "max_size": 1, "timeout": 10.0}, **PREPARED}
 
 
 def test_without_a_pool_size_there_is_no_pool() -> None:
     config = database_settings(PG_URL, conn_max_age=60)
     assert "pool" not in dict(config.get("OPTIONS") or {})  # type: ignore[call-overload]
     assert config["CONN_MAX_AGE"] == 60
+
+
+def test_postgresql_statements_are_prepared_unless_the_url_says_not() -> None:
+    assert database_settings(PG_URL)["OPTIONS"] == PREPARED
+    options = database_settings(PG_URL + "?server_side_binding=false")["OPTIONS"]
+    assert options == {**PREPARED, "server_side_binding": False}
 
 
 def test_a_pool_with_persistent_connections_is_refused() -> None:

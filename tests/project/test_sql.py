@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import psycopg
 import pytest
 from django.contrib.auth.models import User
 from django.db import connections
@@ -95,6 +96,44 @@ def test_table_seats_reads_each_seat(store_alias: str) -> None:
     assert sorted(sql.table_seats(table.pk, store_alias)) == [(0, False, 0), (1, True, 2)]
 
 
+def test_next_game_of_table_is_the_next_dealt_in_its_series(store_alias: str) -> None:
+    _, _, table = _seated(store_alias)
+    first = _game(store_alias, table=table, number_in_series=1)
+    assert sql.next_game_of_table(table.pk, 1, store_alias) is None
+    third = _game(store_alias, table=table, number_in_series=3)
+    second = _game(store_alias, table=table, number_in_series=2)
+    _game(store_alias, number_in_series=2)  # another table's
+    assert sql.next_game_of_table(table.pk, 1, store_alias) == second.pk
+    assert sql.next_game_of_table(table.pk, 2, store_alias) == third.pk
+    assert first.pk < third.pk < second.pk
+
+
+def test_table_round_reads_the_table_s_round_and_tournament(store_alias: str) -> None:
+    _, _, table = _seated(store_alias)
+    round_ = Round.objects.using(store_alias).get(pk=table.round_id)
+    assert sql.table_round(table.pk, store_alias) == (
+        Round.Status.SEATED,
+        1,
+        round_.tournament_id,
+        Tournament.Status.REGISTRATION,
+        1,
+        False,
+    )
+    assert sql.table_round(table.pk + 1000, store_alias) is None
+
+
+def test_token_is_live_until_revoked_or_its_login_is_inactive(store_alias: str) -> None:
+    user = User.objects.db_manager(store_alias).create_user("ann")
+    token = ApiToken.objects.using(store_alias).create(user=user, prefix="p", key_hash="h" * 64)
+    assert sql.token_is_live(token.pk, store_alias)
+    assert not sql.token_is_live(token.pk + 1000, store_alias)
+    User.objects.using(store_alias).filter(pk=user.pk).update(is_active=False)
+    assert not sql.token_is_live(token.pk, store_alias)
+    User.objects.using(store_alias).filter(pk=user.pk).update(is_active=True)
+    ApiToken.objects.using(store_alias).filter(pk=token.pk).update(revoked_at=timezone.now())
+    assert not sql.token_is_live(token.pk, store_alias)
+
+
 def test_token_owner_finds_the_live_token_and_says_if_it_is_stale(store_alias: str) -> None:
     user = User.objects.db_manager(store_alias).create_user("ann")
     now = timezone.now()
@@ -159,3 +198,52 @@ def test_account_notices_are_read_after_a_position_in_order_and_for_their_login_
     first = rows[0][:2]
     assert [r[4] for r in sql.account_notices_after(user.pk, *first, 1, store_alias)] == [3]
     assert sql.last_account_position(user.pk, store_alias) == rows[-1][:2]
+
+
+def test_insert_account_notices_writes_each_with_its_transaction_s_id(store_alias: str) -> None:
+    user, _, _ = _seated(store_alias)
+    game = _game(store_alias)
+    sql.insert_account_notices([], store_alias)
+    sql.insert_account_notices(
+        [(user.pk, game.pk, 1, 5, "turn"), (user.pk, game.pk, 1, 5, "finished")], store_alias
+    )
+    rows = list(
+        AccountNotice.objects.using(store_alias)
+        .order_by("id")
+        .values_list("user_id", "game_id", "seat", "sequence", "kind", "tx")
+    )
+    assert [row[:5] for row in rows] == [
+        (user.pk, game.pk, 1, 5, "turn"),
+        (user.pk, game.pk, 1, 5, "finished"),
+    ]
+    # PostgreSQL: the writing transaction's id (the column's default); SQLite: 0.
+    postgres = connections[store_alias].vendor == "postgresql"
+    assert all((row[5] > 0) == postgres for row in rows) and rows[0][5] == rows[1][5]
+
+
+def test_a_prepared_game_row_survives_a_column_added_under_it(store_alias: str) -> None:
+    """A migration (another process) adds a column while processes run: their prepared
+    statements must go on (PostgreSQL refuses a prepared ``SELECT *`` whose result's
+    shape changed; psycopg forgets its prepared statements only after DDL on its own
+    connection)."""
+    game = _game(store_alias)
+    for _ in range(6):  # past psycopg's prepare_threshold: prepared on this connection
+        assert sql.game_row(game.pk, store_alias) is not None
+    if connections[store_alias].vendor != "postgresql":
+        return  # SQLite: one process's connection, nothing prepared across schema changes
+    settings = connections[store_alias].settings_dict
+    other = psycopg.connect(
+        host=settings["HOST"] or "127.0.0.1",
+        port=int(settings["PORT"] or 5432),
+        dbname=settings["NAME"],
+        user=settings["USER"],
+        password=settings.get("PASSWORD") or None,
+        autocommit=True,
+    )
+    try:
+        other.execute("ALTER TABLE tournaments_game ADD COLUMN parlour_added integer")
+        found = sql.game_row(game.pk, store_alias)
+        assert found is not None and found.pk == game.pk
+    finally:
+        other.execute("ALTER TABLE tournaments_game DROP COLUMN IF EXISTS parlour_added")
+        other.close()

@@ -7,7 +7,8 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from engine.cards import full_deck
@@ -314,6 +315,53 @@ def test_a_cached_state_is_not_trusted_for_a_stream_it_does_not_match() -> None:
     step(game, random.Random(0))
     engine = get_game("give_away")
     assert service.load_state(game) == engine.fold(e.payload for e in events_of(game))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_kept_fold_of_the_event_the_row_names_is_the_state_with_no_read_of_the_stream() -> None:
+    game = service.create_game("old_maid", 2)
+    step(game, random.Random(1))  # committed: this process keeps the new state
+    row = service.game_row(game.pk)
+    assert row is not None and row.last_event == events_of(game)[-1].position.id
+    with CaptureQueriesContext(connection) as captured:
+        view = service.game_view(row, 0, at_row=True)
+    assert not [q for q in captured.captured_queries if "events_event" in q["sql"]]
+    fold = get_game("old_maid").fold(e.payload for e in events_of(game))
+    assert view == service.game_view(service.game_row(game.pk), 0, state=fold)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_on_a_row_and_fold_that_another_process_s_commit_passed_is_a_conflict() -> None:
+    """This process's row and fold agree, but another process has moved the game since: the
+    move is decided on the old state, and the append, expecting the old sequence, refuses
+    it with the stream's real sequence: nothing is stored, nothing passed."""
+    game = service.create_game("old_maid", 2)
+    step(game, random.Random(1))
+    stale = service.game_row(game.pk)
+    assert stale is not None
+    entry = play_state._cache.get(game.pk)
+    assert entry is not None
+    step(game, random.Random(2))  # "another process": then this one's fold is put back
+    play_state._cache.put(game.pk, *entry)
+    moved = len(events_of(game))
+    engine = get_game("old_maid")
+    seat = stale.waiting_for[0]
+    action = engine.legal_actions(entry[1], seat)[0]
+    with pytest.raises(Conflict) as refused:
+        service.submit_action(stale, seat, action, expected_sequence=stale.sequence)
+    assert refused.value.current_sequence == moved and len(events_of(game)) == moved
+
+
+def test_a_kept_fold_of_another_deal_under_the_same_id_is_not_trusted() -> None:
+    """A database reset gives ids and sequences again: the same game id, sequence and event
+    id, dealt at another time, are another game's."""
+    game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck())
+    last = events_of(game)[-1]
+    stale = {"not": "this game's state"}
+    play_state._cache.put(game.pk, last, stale, game.created_at - timedelta(seconds=1))
+    row = service.game_row(game.pk)
+    assert row is not None and row.last_event == last.position.id
+    assert service.load_state(row) == get_game("give_away").fold(e.payload for e in events_of(game))
 
 
 def _fields(event: store.StoredEvent) -> dict[str, Any]:

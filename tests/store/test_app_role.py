@@ -127,6 +127,27 @@ def test_the_command_prints_what_it_granted(
     assert "GRANT SELECT, INSERT ON" in capsys.readouterr().out
 
 
+def test_a_role_is_given_its_password_on_a_connection_that_binds_on_the_server() -> None:
+    """compose's shape: the role has a password (PostgreSQL binds no parameter in CREATE
+    ROLE, and Parlour's connections bind parameters on the server)."""
+    settings = connections[PG].settings_dict
+    assert settings["OPTIONS"].get("server_side_binding") is True
+    role = f"{settings['NAME']}_pw"[:63]
+    try:
+        done = grant_app_role(role, "it's a s3cret", using=PG)
+        assert "PASSWORD '…'" in done[0] and "s3cret" not in " ".join(done)
+        grant_app_role(role, "another", using=PG)  # altered, not created, the second time
+        with connections[PG].cursor() as cursor:
+            cursor.execute(
+                "SELECT rolpassword IS NOT NULL FROM pg_authid WHERE rolname = %s", [role]
+            )
+            assert cursor.fetchone() == (True,)
+    finally:
+        with connections[PG].cursor() as cursor:
+            cursor.execute(f'DROP OWNED BY "{role}"')
+            cursor.execute(f'DROP ROLE IF EXISTS "{role}"')
+
+
 def test_the_command_refuses_sqlite_with_a_reason() -> None:
     with pytest.raises(CommandError, match="PostgreSQL"):
         call_command("grant_app_role", "parlour_app", database="sqlite")

@@ -61,6 +61,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext
 from rest_framework import exceptions
 
+from tournaments import sql
 from tournaments.api import capacity, waiting
 from tournaments.api.authentication import hash_key
 from tournaments.api.handler import refusal_delay, refusals
@@ -75,7 +76,7 @@ from tournaments.api.problems import (
 from tournaments.api.throttling import RateLimits
 from tournaments.api.views.games import act, view_of
 from tournaments.languages import API_DEFAULT, accepted_in
-from tournaments.models import ApiToken
+from tournaments.models import ApiToken, Game
 from tournaments.play import game_row
 from tournaments.services.access import game_access
 from tournaments.workers import notify
@@ -371,7 +372,8 @@ class PushConsumer(AsyncWebsocketConsumer):
             )
         if not isinstance(game, int) or isinstance(game, bool) or game < 1:
             raise exceptions.ValidationError({"game": [gettext("a game's id, a whole number")]})
-        await waiting.run_sync(self.count)
+        if kind != "act":  # a move is counted in the thread it is made in (one hop, not two)
+            await waiting.run_sync(self.count)
         if kind == "unfollow":
             slots = self.unfollowed(game)
             if slots is not None:
@@ -399,6 +401,7 @@ class PushConsumer(AsyncWebsocketConsumer):
             self.follows[game] = asyncio.get_running_loop().create_task(self.follow(game, after))
             return
         self.acting.add(game)
+        answer: dict[str, Any] | None = None
         try:
             answer = await waiting.run_sync(self.act, game, message)
             self.told[game] = max(self.told.get(game, -1), int(answer["sequence"]))
@@ -406,7 +409,10 @@ class PushConsumer(AsyncWebsocketConsumer):
             self.acting.discard(game)
             waiter = self.waiters.get(game)
             if waiter is not None:  # a move that came meanwhile is pushed now
-                waiter.wake(None)
+                if answer is not None and answer["view"].get("status") == Game.Status.OVER:
+                    waiter.wake(None)  # read once more: the follow of a game ended ends
+                else:
+                    waiter.wake_again()
         await self.send_json({"type": "acted", "game": game, "key": message.get("key"), **answer})
 
     # -- in a shared thread ---------------------------------------------------------------
@@ -420,9 +426,7 @@ class PushConsumer(AsyncWebsocketConsumer):
             return
         auth = self.who["auth"]
         if isinstance(auth, ApiToken):
-            live = ApiToken.objects.filter(
-                pk=auth.pk, revoked_at__isnull=True, user__is_active=True
-            ).exists()
+            live = sql.token_is_live(auth.pk)
         else:
             session = self.who.get("session")
             live = session is not None and session.exists(session.session_key)
@@ -449,6 +453,7 @@ class PushConsumer(AsyncWebsocketConsumer):
         return access
 
     def act(self, game_id: int, message: dict[str, Any]) -> dict[str, Any]:
+        self.count()
         user = self.user
         self.check_signed_in(now=True)
         with translation.override(self.language):
@@ -474,7 +479,7 @@ class PushConsumer(AsyncWebsocketConsumer):
                 "type": "view",
                 "game": game_id,
                 "sequence": access.game.sequence,
-                "view": view_of(access),
+                "view": view_of(access, at_row=True),  # the row read just now
             }
         return frame, access.game.is_over
 
@@ -488,9 +493,18 @@ class PushConsumer(AsyncWebsocketConsumer):
                 # Registered first: a move committed from now on wakes the waiter.
                 self.waiters[game_id] = mine = waiter
                 told = False  # of the database failing, once until it answers again
+                # The highest sequence heard of since the last read (None: read, something
+                # may have been missed): a move this client has been sent already, its own
+                # answered one above all, needs no read of the database.
+                heard: int | None = None
                 while True:
                     if game_id in self.acting:  # woken again once the move is answered
                         await waiter.wait(waiting.recheck_seconds(found, notify.POLL_SECONDS))
+                        heard = _highest(heard, waiter.heard)
+                        continue
+                    if heard is not None and heard <= max(after, self.told.get(game_id, -1)):
+                        await waiter.wait(waiting.recheck_seconds(found, notify.POLL_SECONDS))
+                        heard = waiter.heard
                         continue
                     try:
                         frame, over = await waiting.run_sync(self.view, game_id, after)
@@ -511,6 +525,7 @@ class PushConsumer(AsyncWebsocketConsumer):
                     if over:
                         return
                     await waiter.wait(waiting.recheck_seconds(found, notify.POLL_SECONDS))
+                    heard = waiter.heard
         except asyncio.CancelledError:
             raise
         except SignedOut as error:
@@ -525,6 +540,11 @@ class PushConsumer(AsyncWebsocketConsumer):
                 slots = self.spare_slot()
                 if slots is not None:
                     await waiting.run_sync(slots.release)
+
+
+def _highest(heard: int | None, more: int | None) -> int | None:
+    """What was heard over two waits: the higher sequence, or ``None`` if either missed."""
+    return None if heard is None or more is None else max(heard, more)
 
 
 def application() -> Any:

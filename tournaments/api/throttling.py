@@ -169,6 +169,7 @@ _SCOPE_WORDS = {
     "anon": gettext_noop("anonymous per-address"),
     "token": gettext_noop("per-token"),
     "records": gettext_noop("records (verify and import) per-address"),
+    "anon_streams": gettext_noop("anonymous streams opened per-address"),
 }
 
 
@@ -226,13 +227,20 @@ class RateLimits(BaseThrottle):
         return found
 
     def view_limits(self, request: Request, view: Any) -> list[Limit]:
-        """The limit of ``view``'s own ``throttle_scope`` (costly views), per address."""
-        scope = getattr(view, "throttle_scope", None)
-        rate = configured_rates().get(scope) if scope else None
-        if rate is None:
-            return []
-        requests, period = parse_rate(rate)
-        return [Limit(str(scope), str(self.get_ident(request)), requests, period)]
+        """The limits of ``view``'s own ``throttle_scope`` (costly views), per address, and
+        of its ``anonymous_throttle_scope`` for callers not signed in (streams)."""
+        scopes = [getattr(view, "throttle_scope", None)]
+        user = request.user
+        if user is None or not user.is_authenticated:
+            scopes.append(getattr(view, "anonymous_throttle_scope", None))
+        rates = configured_rates()
+        found = []
+        for scope in scopes:
+            rate = rates.get(scope) if scope else None
+            if rate is not None:
+                requests, period = parse_rate(rate)
+                found.append(Limit(str(scope), str(self.get_ident(request)), requests, period))
+        return found
 
     def allow_request(self, request: Request, view: Any) -> bool:
         limits = self.limits(request) + self.view_limits(request, view)

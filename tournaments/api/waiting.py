@@ -84,13 +84,25 @@ class Waiter:
 
     def __init__(self) -> None:
         self._woken = asyncio.Event()
-        #: The last message's data (a game's: its new sequence).
-        self.latest: bytes | None = None
+        self._heard: int | None = -1
+        #: After :meth:`wait`, for a waiter on one game's channel (whose messages are the
+        #: game's new sequences): the highest sequence the wait was woken with; ``None``
+        #: when it may have missed one (it timed out, or a wake named none), so that the
+        #: database must be read.
+        self.heard: int | None = None
         #: The channels it is registered on.
         self.channels: set[str] = set()
 
     def wake(self, data: bytes | None) -> None:
-        self.latest = data
+        """Wake the waiter with a message's ``data`` (``None``: read again, whatever came)."""
+        text = data.decode() if isinstance(data, bytes) else data
+        sequence = int(text) if isinstance(text, str) and text.isdecimal() else None
+        if self._heard is not None:
+            self._heard = None if sequence is None else max(self._heard, sequence)
+        self._woken.set()
+
+    def wake_again(self) -> None:
+        """Wake the waiter with nothing heard: it looks at what it heard so far again."""
         self._woken.set()
 
     async def wait(self, timeout: float) -> bool:
@@ -104,6 +116,8 @@ class Waiter:
                 pass
         woken = self._woken.is_set()
         self._woken.clear()
+        self.heard = self._heard if woken else None
+        self._heard = -1
         return woken
 
 

@@ -214,7 +214,7 @@ def _decide_and_append(
             found = store.find_command(game.stream, key, digest)
             if found is not None:
                 return ActionResult(game.pk, found.events, True)
-        engine, state, current, _ = _load(game)
+        engine, state, current, _ = _load(game, at_row=expected == game.sequence)
         if current != expected:
             raise Conflict(game.stream, expected, current)
         _fresh(game, current)
@@ -307,7 +307,8 @@ def _after_append(
     # The receivers get a copy of the row as this change left it, so that they need
     # not read it again (the caller may go on changing its own instance).
     row = copy.copy(game)
-    transaction.on_commit(lambda: _cache.put(game_id, last, state))
+    dealt = game.created_at
+    transaction.on_commit(lambda: _cache.put(game_id, last, state, dealt))
     transaction.on_commit(
         lambda: game_changed.send(
             sender=Game, game_id=game_id, sequence=sequence, game=row, state=state, users=told

@@ -85,7 +85,7 @@ def note_change(game: Game, *, dealt: bool, ended: bool) -> set[int]:
     users = seat_users(game)
     if not users:
         return set()
-    notices: list[AccountNotice] = []
+    notices: list[tuple[int, int, int, int, str]] = []
     for seat, user in sorted(users.items()):
         kinds = []
         if dealt:
@@ -94,14 +94,9 @@ def note_change(game: Game, *, dealt: bool, ended: bool) -> set[int]:
             kinds.append(Kind.FINISHED)
         elif not game.is_over and seat in (game.waiting_for or []):
             kinds.append(Kind.TURN)
-        notices.extend(
-            AccountNotice(
-                user_id=user, game_id=game.pk, seat=seat, sequence=game.sequence, kind=kind
-            )
-            for kind in kinds
-        )
-    AccountNotice.objects.bulk_create(notices)
-    return {n.user_id for n in notices}
+        notices.extend((user, game.pk, seat, game.sequence, str(kind)) for kind in kinds)
+    sql.insert_account_notices(notices)
+    return {user for user, *_ in notices}
 
 
 def notices_after(user_id: int, after: Position, *, limit: int = 500) -> list[Notice]:

@@ -60,6 +60,7 @@ def _initial_projection(deal: StoredEvent) -> dict[str, Any]:
         "seed": "",
         "status": Game.Status.RUNNING,
         "sequence": 0,
+        "last_event": 0,
         "to_act": [],
         "waiting_for": [],
         "deadlines": {},
@@ -80,6 +81,7 @@ def _project(
     for event, state in steps:
         waiting = engine.waiting_for(state)
         fields["sequence"] = event.sequence
+        fields["last_event"] = event.position.id
         fields["to_act"] = engine.to_act(state)
         fields["waiting_for"] = waiting
         fields["deadlines"] = _deadlines(
@@ -108,6 +110,7 @@ PROJECTED_FIELDS = (
     "seed",
     "status",
     "sequence",
+    "last_event",
     "to_act",
     "waiting_for",
     "deadlines",

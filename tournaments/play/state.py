@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from datetime import datetime
 from threading import Lock
 from typing import Any, Literal
 
@@ -38,26 +39,37 @@ def stream_name(game_id: int) -> str:
 class _StateCache:
     """The folded state of recently used games, per process.
 
-    An entry is trusted only if the stream still holds the very event it was
-    folded up to (same sequence, position and time); otherwise the game is
-    folded afresh.  Events are immutable, so the rest is a plain continuation.
+    An entry is trusted only if it is of the very event the game's row says is the last
+    (same sequence and store id: the row is the projection written in each append's
+    transaction), or if the stream still holds that event (same sequence, position and
+    time); otherwise the game is folded afresh.  Events are immutable, so the rest is a
+    plain continuation.  What is kept is a fold of committed events: a command folds its
+    stream before it appends (:mod:`tournaments.play.commands`) and keeps the new state
+    once it commits; nothing folds a stream after appending to it in the same transaction.
+    A process must be restarted after the database is restored from a backup (the ids
+    and sequences of the events it lost are given again: docs/operations.md).
     """
 
     def __init__(self, size: int = 2048) -> None:
         self.size = size
-        self.entries: OrderedDict[int, tuple[StoredEvent, Any]] = OrderedDict()
+        #: By game id: the last event folded, the state, and when the game was dealt.
+        self.entries: OrderedDict[int, tuple[StoredEvent, Any, datetime | None]] = OrderedDict()
         self.lock = Lock()
 
-    def get(self, game_id: int) -> tuple[StoredEvent, Any] | None:
+    def get(self, game_id: int) -> tuple[StoredEvent, Any, datetime | None] | None:
         with self.lock:
             entry = self.entries.get(game_id)
             if entry is not None:
                 self.entries.move_to_end(game_id)
             return entry
 
-    def put(self, game_id: int, last: StoredEvent, state: Any) -> None:
+    def put(
+        self, game_id: int, last: StoredEvent, state: Any, dealt: datetime | None = None
+    ) -> None:
+        """Keep ``state``, folded up to ``last``, of the game dealt at ``dealt`` (its row's
+        ``created_at``: a row of the same id in a database reset since is another game)."""
         with self.lock:
-            self.entries[game_id] = (last, state)
+            self.entries[game_id] = (last, state, dealt)
             self.entries.move_to_end(game_id)
             while len(self.entries) > self.size:
                 self.entries.popitem(last=False)
@@ -70,24 +82,40 @@ class _StateCache:
 _cache = _StateCache()
 
 
-def _load(game: Game) -> tuple[Engine[Any], Any, int, StoredEvent]:
-    """The engine, the state folded to the end of the stream, its sequence and last event."""
+def _load(game: Game, *, at_row: bool = False) -> tuple[Engine[Any], Any, int, StoredEvent]:
+    """The engine, the state folded to the end of the stream, its sequence and last event.
+
+    ``at_row``: the caller wants the state as of its row ``game``, read just now, or
+    checked afterwards (a command's append expects the row's sequence: a commit since
+    the row was read is refused as a :class:`Conflict`, never passed).  Then, when this
+    process has folded up to the very event the row names, that fold is the state, with
+    no read of the stream (issue 24).  Otherwise the stream is read from the kept fold on.
+    """
     engine = get_game(game.kind)
     stream = game.stream
     cached = _cache.get(game.pk)
-    if cached is not None:
-        last, state = cached
+    if cached is not None and cached[2] in (None, game.created_at):
+        last, state, dealt = cached
+        if (
+            at_row
+            and dealt is not None
+            and game.last_event
+            and last.position.id == game.last_event
+            and last.sequence == game.sequence
+            and last.stream == stream
+        ):
+            return engine, state, last.sequence, last
         tail = store.read_stream(stream, from_sequence=last.sequence)
         if tail and tail[0] == last:
             for event in tail[1:]:
                 state = engine.evolve(state, event.payload)
-            _cache.put(game.pk, tail[-1], state)
+            _cache.put(game.pk, tail[-1], state, game.created_at)
             return engine, state, tail[-1].sequence, tail[-1]
     events = store.read_stream(stream)
     if not events:
         raise Game.DoesNotExist(f"game {game.pk} has no events")
     state = engine.fold(e.payload for e in events)
-    _cache.put(game.pk, events[-1], state)
+    _cache.put(game.pk, events[-1], state, game.created_at)
     return engine, state, events[-1].sequence, events[-1]
 
 

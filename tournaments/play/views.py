@@ -13,7 +13,8 @@ from django.utils import timezone
 from engine.contract import Game as Engine
 from engine.registry import get_game
 from events import store
-from tournaments.models import Game, Round, Table
+from tournaments import sql
+from tournaments.models import Game, Round
 from tournaments.play.projection import _initial_projection, _project, _seed_of
 from tournaments.play.state import STREAM_PREFIX, Viewer, _game, _load, game_row
 
@@ -26,7 +27,9 @@ def _seat_of(viewer: Viewer, seats: int) -> int | None:
     raise ValueError(f"a viewer is a seat 0..{seats - 1}, None or 'organiser', not {viewer!r}")
 
 
-def game_view(game: Game | int, viewer: Viewer, *, state: Any = None) -> dict[str, Any]:
+def game_view(
+    game: Game | int, viewer: Viewer, *, state: Any = None, at_row: bool = False
+) -> dict[str, Any]:
     """The game as ``viewer`` may see it: the engine's view plus the service's facts.
 
     While the game runs a seat sees its own view, a spectator and the
@@ -35,14 +38,15 @@ def game_view(game: Game | int, viewer: Viewer, *, state: Any = None) -> dict[st
     finished game not yet revealed says so (``"revealed": false``).  ``state``: the game's state
     at ``game.sequence`` when the caller has it (a command's
     :attr:`ActionResult.state` with the row it updated, or :func:`load_state`):
-    the view is built from it without reading the stream again.
+    the view is built from it without reading the stream again.  ``at_row``: the view as
+    of the row ``game``, which the caller read just now (``_load``'s ``at_row``).
     """
     game = _game(game)
     seat = _seat_of(viewer, game.seats)
     if state is not None:
         engine, sequence = get_game(game.kind), game.sequence
     else:
-        engine, state, sequence, _ = _load(game)
+        engine, state, sequence, _ = _load(game, at_row=at_row)
         if game.sequence != sequence:
             game.refresh_from_db()
     view = engine.view(state, seat)
@@ -127,12 +131,8 @@ def is_revealed(game: Game) -> bool:
         return False
     if game.table_id is None:
         return True
-    row = (
-        Table.objects.filter(pk=game.table_id)
-        .values_list("round__tournament__duplicate_deals", "round__status")
-        .first()
-    )
-    return row is None or not row[0] or row[1] == Round.Status.FINISHED
+    row = sql.table_round(game.table_id)
+    return row is None or not row[5] or row[0] == Round.Status.FINISHED
 
 
 def shown_event(

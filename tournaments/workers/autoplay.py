@@ -18,7 +18,9 @@ person turned this off (:attr:`Player.play_forced_moves`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from django.db import transaction
@@ -52,13 +54,39 @@ def _context_bots(game: Game) -> dict[int, str]:
     return GameContext.parse(game.context).bots()
 
 
+#: Inside :func:`seats_read_once`: each table's seats as that block first read them.
+_seats_read: ContextVar[dict[int, list[tuple[int, bool, int]]] | None] = ContextVar(
+    "parlour_seats_read", default=None
+)
+
+
 def table_seats(table: int) -> list[tuple[int, bool, int]]:
     """Each seat of ``table``: its number, whether a bot plays it for its person
     (``autoplay``), and its timeouts in a row.
 
-    Read after every change of a game, so by hand (:func:`tournaments.sql.table_seats`).
+    Read after every change of a game, so by hand (:func:`tournaments.sql.table_seats`);
+    inside :func:`seats_read_once`, once.
     """
-    return sql.table_seats(table)
+    read = _seats_read.get()
+    if read is None:
+        return sql.table_seats(table)
+    if table not in read:
+        read[table] = sql.table_seats(table)
+    return read[table]
+
+
+@contextmanager
+def seats_read_once() -> Iterator[None]:
+    """Within the block, each table's seats are read once (issue 24: a move's handler after
+    its commit reads them to queue the bots, and its answer's view to show who plays by
+    bot; a second read would find the same).  Only a request that changes no seat itself
+    between the reads may use it: a move does not (handing a seat over is its own request).
+    """
+    token = _seats_read.set({})
+    try:
+        yield
+    finally:
+        _seats_read.reset(token)
 
 
 def bot_seats(game: Game, handed: Iterable[int] | None = None) -> dict[int, str]:

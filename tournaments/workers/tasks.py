@@ -34,7 +34,8 @@ from django.db import DatabaseError, InterfaceError, OperationalError
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
-from tournaments.models import Game, Round, Table, Tournament
+from tournaments import sql
+from tournaments.models import Game, Round, Tournament
 from tournaments.play import game_row
 from tournaments.play.context import table_id_of
 from tournaments.workers.autoplay import (
@@ -193,17 +194,13 @@ def _finished_round_of(game: Game) -> int | None:
     """The tournament whose round ``game``'s end finished, if the tournament goes on."""
     if game.table_id is None:
         return None
-    row = (
-        Table.objects.filter(pk=game.table_id)
-        .values_list("round__status", "round__number", "round__tournament_id")
-        .first()
-    )
+    row = sql.table_round(game.table_id)
     if row is None or row[0] != Round.Status.FINISHED:
         return None
-    status, rounds = Tournament.objects.filter(pk=row[2]).values_list("status", "rounds").get()
-    if status != Tournament.Status.RUNNING or row[1] >= rounds:
+    _, number, tournament, status, rounds, _ = row
+    if status != Tournament.Status.RUNNING or number >= rounds:
         return None
-    return int(row[2])
+    return tournament
 
 
 _eager = threading.local()

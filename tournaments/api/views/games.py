@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments import play as games
+from tournaments import sql
 from tournaments.api import capacity, waiting
 from tournaments.api.pagination import Pagination, whole_number
 from tournaments.api.permissions import GameAccess, game_access, seat_player_ids, signed_in
@@ -39,8 +40,11 @@ from tournaments.workers import autoplay, clock, notify
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,100}")
 
 
-def view_of(access: GameAccess, state: Any = None, *, at: int | None = None) -> dict[str, Any]:
-    """The game as the caller may see it, in the API's names (``state``: see ``game_view``).
+def view_of(
+    access: GameAccess, state: Any = None, *, at: int | None = None, at_row: bool = False
+) -> dict[str, Any]:
+    """The game as the caller may see it, in the API's names (``state``, ``at_row``: see
+    ``game_view``).
 
     The one place where a game view becomes the API's: every answer and stream that
     shows a view builds it here, so the v1 names (docs/api.md, "Names") hold everywhere.
@@ -51,7 +55,7 @@ def view_of(access: GameAccess, state: Any = None, *, at: int | None = None) -> 
     if at is not None:  # as it was right after event ``at`` (an idempotent replay)
         view = games.game_view_at(game, access.viewer, at)
     else:
-        view = games.game_view(game, access.viewer, state=state)
+        view = games.game_view(game, access.viewer, state=state, at_row=at_row)
     context = GameContext.parse(game.context)
     # The seats handed to a bot (by their player, or after timeouts), as the table shows
     # them: a seat sees in its own view that the server plays for it.
@@ -96,13 +100,7 @@ def _next_game(game: Game) -> int | None:
     """
     if not game.is_over or game.table_id is None or game.number_in_series is None:
         return None
-    following: int | None = (
-        Game.objects.filter(table_id=game.table_id, number_in_series__gt=game.number_in_series)
-        .order_by("number_in_series")
-        .values_list("pk", flat=True)
-        .first()
-    )
-    return following
+    return sql.next_game_of_table(game.table_id, game.number_in_series)
 
 
 class GameListView(APIView):
@@ -203,12 +201,13 @@ class GameDetailView(APIView):
                     game.pk,
                     after,
                     wait,
-                    lambda: Response(view_of(game_access(request, game_id))),
+                    lambda: Response(view_of(game_access(request, game_id), at_row=True)),
                 )
             with capacity.held(request):  # a 429 before waiting when the caller has too many
                 notify.wait_for_move(game.pk, after, wait)
             access = game_access(request, game_id)  # the game as it is now
-        return Response(view_of(access))
+        # The row was read just now: the view is as of it (the fold kept for it serves).
+        return Response(view_of(access, at_row=True))
 
     @staticmethod
     def _after(request: Request) -> int | None:
@@ -323,24 +322,26 @@ def act(access: GameAccess, user: Any, key: str, body: Any) -> dict[str, Any]:
         )
     action: dict[str, Any] = data["action"]
     player = seat_player_ids(access.game)[seat]
-    result = games.submit_action(
-        access.game,
-        seat,
-        action,
-        expected_sequence=data["expected_sequence"],
-        idempotency_key=keys.api_key(user.pk, key),
-        cause_kind="player",
-        cause_id=str(player),
-    )
-    return {
-        "replayed": result.replayed,
-        "sequence": result.sequence,
-        # A replay repeats the first answer: the view as it was right after the
-        # command, however far the game has moved on since.
-        "view": view_of(access, at=result.sequence)
-        if result.replayed
-        else view_of(access, result.state),
-    }
+    # The table's seats, read after the commit to queue its bots, serve the answer's view.
+    with autoplay.seats_read_once():
+        result = games.submit_action(
+            access.game,
+            seat,
+            action,
+            expected_sequence=data["expected_sequence"],
+            idempotency_key=keys.api_key(user.pk, key),
+            cause_kind="player",
+            cause_id=str(player),
+        )
+        return {
+            "replayed": result.replayed,
+            "sequence": result.sequence,
+            # A replay repeats the first answer: the view as it was right after the
+            # command, however far the game has moved on since.
+            "view": view_of(access, at=result.sequence)
+            if result.replayed
+            else view_of(access, result.state),
+        }
 
 
 class GameAutoplayView(APIView):

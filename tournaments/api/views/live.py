@@ -132,6 +132,8 @@ def _notice_after(request: Request) -> streams.Position | None:
 
 class GameStreamView(APIView):
     renderer_classes = [JSONRenderer, EventStreamRenderer]
+    #: Opening a stream without signing in is counted too (PARLOUR_API_RATE_ANON_STREAMS).
+    anonymous_throttle_scope = "anon_streams"
 
     @extend_schema(
         summary="Follow a game live (Server-Sent Events, resumable with Last-Event-ID)",
@@ -199,6 +201,8 @@ class AccountStreamView(APIView):
 
 class TournamentStreamView(APIView):
     renderer_classes = [JSONRenderer, EventStreamRenderer]
+    #: Opening a stream without signing in is counted too (PARLOUR_API_RATE_ANON_STREAMS).
+    anonymous_throttle_scope = "anon_streams"
 
     @extend_schema(
         summary="Follow a tournament's games live (Server-Sent Events, id = global position)",
