@@ -43,7 +43,8 @@ a. 350 wrong HTTP Basic passwords on ``POST /api/v1/tokens`` for one account, 35
 b. 16 anonymous loops (an address each) reading the tournament stream from its start
    (``?last_event_id=0.0``; the tournament is over, so each request ends with its
    ``end`` event, and ``&timeout=1`` bounds it otherwise); one such request alone
-   first; past ``PARLOUR_API_RATE_ANON_STREAMS`` (60 a minute) each loop meets 429s;
+   first; past ``PARLOUR_API_RATE_ANON_TOURNAMENT_STREAMS`` (one a second) each loop
+   meets 429s;
 c. 1,000 Server-Sent Event streams opened at once from one address with 12 tokens,
    held open: how many opened, how many were refused (429 beyond the caps), how
    many of the open ones died before the end;
@@ -104,6 +105,7 @@ PRODUCTION_RATES = (
     "PARLOUR_API_RATE_ANON",
     "PARLOUR_API_RATE_TOKEN",
     "PARLOUR_API_RATE_ANON_STREAMS",
+    "PARLOUR_API_RATE_ANON_TOURNAMENT_STREAMS",
     "PARLOUR_OPEN_STREAMS_PER_ADDRESS",
 )
 PASSWORD = "the right password 42"

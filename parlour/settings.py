@@ -405,6 +405,7 @@ REST_FRAMEWORK = {
         # stream is what this stops (bench/abuse.py attack b).  Club Wi-Fi: 60 a minute
         # is 300 anonymous pages behind one address, each reconnecting every 5 minutes.
         "anon_streams": _rate("PARLOUR_API_RATE_ANON_STREAMS", "60/min"),
+        "anon_tournament_streams": _rate("PARLOUR_API_RATE_ANON_TOURNAMENT_STREAMS", "1/s"),
     },
     # 0, not None: with None DRF takes the client's own X-Forwarded-For as its address,
     # which any client can forge to escape the address limits.

@@ -170,6 +170,7 @@ class Stack:
             PARLOUR_API_RATE_ANON=HIGH_RATE,
             PARLOUR_API_RATE_TOKEN=HIGH_RATE,
             PARLOUR_API_RATE_ANON_STREAMS=HIGH_RATE,
+            PARLOUR_API_RATE_ANON_TOURNAMENT_STREAMS=HIGH_RATE,
             # Every player here calls from 127.0.0.1: the limit of open long-polls and
             # streams per address (32) would refuse the 33rd player's long-poll.
             PARLOUR_OPEN_STREAMS_PER_ADDRESS="100000",

@@ -63,6 +63,7 @@ def base_env(database_url: str) -> dict[str, str]:
         PARLOUR_API_RATE_ANON="1000000/min",
         PARLOUR_API_RATE_TOKEN="1000000/min",
         PARLOUR_API_RATE_ANON_STREAMS="1000000/min",
+        PARLOUR_API_RATE_ANON_TOURNAMENT_STREAMS="1000000/min",
         PARLOUR_STREAM_POLL_SECONDS="0.05",
         # A fuzzer's long-poll (GET /games/{id}?after=…&wait=…) is cut to this: thousands
         # of generated requests must not each wait long.

@@ -337,23 +337,35 @@ def test_a_429_is_told_in_russian_when_asked_with_the_same_type_and_limit(
 def test_streams_opened_without_signing_in_are_counted_per_address_and_a_player_s_are_not(
     locmem: None, clock: Clock, settings: Any, world: ClubWorld
 ) -> None:
-    """A spectator's page keeps its stream for minutes; a loop reopening a whole stream
-    from its start is stopped (bench/abuse.py attack b), not a signed-in player."""
-    tournament, _ = tournament_game(world)
-    set_rates(settings, anon_streams="2/min")
-    stream = f"/api/v1/tournaments/{tournament.pk}/stream?timeout=0.05"
+    """A spectator's page keeps its streams for minutes; a loop reopening a whole stream
+    from its start is stopped (bench/abuse.py attack b), not a signed-in player: every
+    stream counts in the address's streams a minute, a tournament's (one read from its
+    start sends the whole tournament) also in its one a second."""
+    tournament, game = tournament_game(world)
+    set_rates(settings, anon_streams="3/min", anon_tournament_streams="1/s")
+    whole = f"/api/v1/tournaments/{tournament.pk}/stream?timeout=0.05"
+    one_game = f"/api/v1/games/{game.pk}/stream?timeout=0.05"
 
-    def opened(client: Client, token: str | None = None) -> int:
+    def opened(client: Client, path: str, token: str | None = None) -> int:
         if token is None:
-            answer = client.get(stream)
+            answer = client.get(path)
         else:
-            answer = client.get(stream, HTTP_AUTHORIZATION=f"Bearer {token}")
+            answer = client.get(path, HTTP_AUTHORIZATION=f"Bearer {token}")
         if answer.status_code == 200:
             b"".join(answer.streaming_content)  # type: ignore[attr-defined]
         return int(answer.status_code)
 
     here, there = Client(REMOTE_ADDR="10.0.0.7"), Client(REMOTE_ADDR="10.0.0.8")
-    assert [opened(here) for _ in range(3)] == [200, 200, 429]
-    assert opened(there) == 200
+    assert [opened(here, whole) for _ in range(2)] == [200, 429]  # one a second
+    assert opened(there, whole) == 200  # per address
+    assert opened(here, one_game) == 200  # a game's stream is not held to one a second,
+    assert opened(here, one_game) == 429  # but the address's 3 a minute are spent (a
+    clock.now += 1  # refusal counts too), however many seconds pass within the minute
+    assert opened(here, whole) == 429
+    refused = here.get(whole)
+    assert refused.json()["limit"] == "anon_streams", refused.json()
     assert here.get(CLUBS).status_code == 200  # other requests of the address go on
-    assert [opened(here, world.tokens["alice"]) for _ in range(3)] == [200, 200, 200]
+    clock.now += 60
+    assert opened(here, whole) == 200
+    assert [opened(here, whole, world.tokens["alice"]) for _ in range(3)] == [200, 200, 200]
+    assert [opened(here, one_game, world.tokens["alice"]) for _ in range(3)] == [200, 200, 200]

@@ -170,6 +170,7 @@ _SCOPE_WORDS = {
     "token": gettext_noop("per-token"),
     "records": gettext_noop("records (verify and import) per-address"),
     "anon_streams": gettext_noop("anonymous streams opened per-address"),
+    "anon_tournament_streams": gettext_noop("anonymous tournament streams opened per-address"),
 }
 
 
@@ -228,11 +229,11 @@ class RateLimits(BaseThrottle):
 
     def view_limits(self, request: Request, view: Any) -> list[Limit]:
         """The limits of ``view``'s own ``throttle_scope`` (costly views), per address, and
-        of its ``anonymous_throttle_scope`` for callers not signed in (streams)."""
+        of its ``anonymous_throttle_scopes`` for callers not signed in (streams)."""
         scopes = [getattr(view, "throttle_scope", None)]
         user = request.user
         if user is None or not user.is_authenticated:
-            scopes.append(getattr(view, "anonymous_throttle_scope", None))
+            scopes.extend(getattr(view, "anonymous_throttle_scopes", ()))
         rates = configured_rates()
         found = []
         for scope in scopes:

@@ -133,7 +133,7 @@ def _notice_after(request: Request) -> streams.Position | None:
 class GameStreamView(APIView):
     renderer_classes = [JSONRenderer, EventStreamRenderer]
     #: Opening a stream without signing in is counted too (PARLOUR_API_RATE_ANON_STREAMS).
-    anonymous_throttle_scope = "anon_streams"
+    anonymous_throttle_scopes = ("anon_streams",)
 
     @extend_schema(
         summary="Follow a game live (Server-Sent Events, resumable with Last-Event-ID)",
@@ -201,8 +201,10 @@ class AccountStreamView(APIView):
 
 class TournamentStreamView(APIView):
     renderer_classes = [JSONRenderer, EventStreamRenderer]
-    #: Opening a stream without signing in is counted too (PARLOUR_API_RATE_ANON_STREAMS).
-    anonymous_throttle_scope = "anon_streams"
+    #: Opening a stream without signing in is counted too, and a tournament's at most one a
+    #: second (PARLOUR_API_RATE_ANON_TOURNAMENT_STREAMS): a page keeps its one stream for
+    #: minutes, and one read from the start sends the whole tournament (bench/abuse.py, b).
+    anonymous_throttle_scopes = ("anon_streams", "anon_tournament_streams")
 
     @extend_schema(
         summary="Follow a tournament's games live (Server-Sent Events, id = global position)",
