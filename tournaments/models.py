@@ -52,6 +52,11 @@ class Game(models.Model):
     #: The store's id of that event (its position's ``id``; 0 before the deal): what each
     #: process's fold cache is checked against (tournaments/play/state.py).
     last_event = models.BigIntegerField(default=0, verbose_name=gettext_lazy("last event"))
+    #: When that event was recorded: with its id, what names it in one timeline only (a
+    #: database restored or failed over to a replica behind may give the id again).
+    last_event_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=gettext_lazy("last event recorded at")
+    )
     #: Seats that may act now / that the game is waiting for (ascending lists).
     to_act = models.JSONField(default=list, verbose_name=gettext_lazy("to act"))
     waiting_for = models.JSONField(default=list, verbose_name=gettext_lazy("waiting for"))

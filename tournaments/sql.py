@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from functools import cache
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from django.contrib.auth.models import User
 from django.core.management.color import no_style
@@ -161,9 +161,16 @@ def next_game_of_table(table: int, number: int, using: str = DEFAULT_DB_ALIAS) -
     return int(found[0]) if found else None
 
 
-#: What a game's end asks of its table's round: (round status, round number, tournament
-#: id, tournament status, the tournament's rounds, whether it deals duplicate deals).
-TableRound = tuple[str, int, int, str, int, bool]
+class TableRound(NamedTuple):
+    """What a game's end asks of its table's round (and what decides whether a finished
+    game's secrets are shown)."""
+
+    round_status: str
+    round_number: int
+    tournament: int
+    tournament_status: str
+    rounds: int
+    duplicate_deals: bool
 
 
 def table_round(table: int, using: str = DEFAULT_DB_ALIAS) -> TableRound | None:
@@ -183,7 +190,7 @@ def table_round(table: int, using: str = DEFAULT_DB_ALIAS) -> TableRound | None:
     if found is None:
         return None
     status, number, tournament, tournament_status, rounds, duplicate = found
-    return (
+    return TableRound(
         str(status),
         int(number),
         int(tournament),

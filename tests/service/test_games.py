@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from datetime import timedelta
 from typing import Any
@@ -362,6 +363,22 @@ def test_a_kept_fold_of_another_deal_under_the_same_id_is_not_trusted() -> None:
     row = service.game_row(game.pk)
     assert row is not None and row.last_event == last.position.id
     assert service.load_state(row) == get_game("give_away").fold(e.payload for e in events_of(game))
+
+
+def test_a_kept_fold_of_the_row_s_event_id_recorded_at_another_time_is_not_trusted() -> None:
+    """A database restored, or failed over to a replica that was behind, gives event ids
+    and sequences again under processes that keep running: a fold of the event of the
+    row's id and sequence, recorded at another time, is of another timeline."""
+    game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck())
+    last = events_of(game)[-1]
+    elsewhere = dataclasses.replace(last, recorded_at=last.recorded_at - timedelta(seconds=1))
+    stale = {"not": "this game's state"}
+    play_state._cache.put(game.pk, elsewhere, stale, game.created_at)
+    row = service.game_row(game.pk)
+    assert row is not None and row.last_event == last.position.id
+    assert row.sequence == last.sequence and row.last_event_at == last.recorded_at
+    _, state, _, _ = play_state._load(row, at_row=True)
+    assert state == get_game("give_away").fold(e.payload for e in events_of(game))
 
 
 def _fields(event: store.StoredEvent) -> dict[str, Any]:

@@ -475,12 +475,10 @@ class PushConsumer(AsyncWebsocketConsumer):
             return None, found.is_over
         access = self.access(game_id, found)
         with translation.override(self.language):
-            frame = {
-                "type": "view",
-                "game": game_id,
-                "sequence": access.game.sequence,
-                "view": view_of(access, at_row=True),  # the row read just now
-            }
+            view = view_of(access, at_row=True)  # the row read just now
+        # The view's own sequence: where the fold this process kept did not serve, the
+        # stream was read to its end, which a commit since the row may have moved on.
+        frame = {"type": "view", "game": game_id, "sequence": view["sequence"], "view": view}
         return frame, access.game.is_over
 
     # -- following -------------------------------------------------------------------------

@@ -95,7 +95,8 @@ class Waiter:
 
     def wake(self, data: bytes | None) -> None:
         """Wake the waiter with a message's ``data`` (``None``: read again, whatever came)."""
-        text = data.decode() if isinstance(data, bytes) else data
+        # Not ours (another program publishing on the channel): a wake that names nothing.
+        text = data.decode(errors="replace") if isinstance(data, bytes) else data
         sequence = int(text) if isinstance(text, str) and text.isdecimal() else None
         if self._heard is not None:
             self._heard = None if sequence is None else max(self._heard, sequence)

@@ -61,6 +61,7 @@ def _initial_projection(deal: StoredEvent) -> dict[str, Any]:
         "status": Game.Status.RUNNING,
         "sequence": 0,
         "last_event": 0,
+        "last_event_at": None,
         "to_act": [],
         "waiting_for": [],
         "deadlines": {},
@@ -82,6 +83,7 @@ def _project(
         waiting = engine.waiting_for(state)
         fields["sequence"] = event.sequence
         fields["last_event"] = event.position.id
+        fields["last_event_at"] = event.recorded_at
         fields["to_act"] = engine.to_act(state)
         fields["waiting_for"] = waiting
         fields["deadlines"] = _deadlines(
@@ -111,6 +113,7 @@ PROJECTED_FIELDS = (
     "status",
     "sequence",
     "last_event",
+    "last_event_at",
     "to_act",
     "waiting_for",
     "deadlines",

@@ -40,14 +40,16 @@ class _StateCache:
     """The folded state of recently used games, per process.
 
     An entry is trusted only if it is of the very event the game's row says is the last
-    (same sequence and store id: the row is the projection written in each append's
-    transaction), or if the stream still holds that event (same sequence, position and
-    time); otherwise the game is folded afresh.  Events are immutable, so the rest is a
+    (same sequence, store id and time recorded: the row is the projection written in each
+    append's transaction), or if the stream still holds that event (all of it the same);
+    otherwise the game is folded afresh.  Events are immutable, so the rest is a
     plain continuation.  What is kept is a fold of committed events: a command folds its
     stream before it appends (:mod:`tournaments.play.commands`) and keeps the new state
     once it commits; nothing folds a stream after appending to it in the same transaction.
-    A process must be restarted after the database is restored from a backup (the ids
-    and sequences of the events it lost are given again: docs/operations.md).
+    The time is what tells one timeline from another: a database restored from a backup,
+    or failed over to a replica that was behind, gives the ids and sequences of the events
+    it lost again, never their times (restart the processes all the same:
+    docs/operations.md).
     """
 
     def __init__(self, size: int = 2048) -> None:
@@ -88,8 +90,9 @@ def _load(game: Game, *, at_row: bool = False) -> tuple[Engine[Any], Any, int, S
     ``at_row``: the caller wants the state as of its row ``game``, read just now, or
     checked afterwards (a command's append expects the row's sequence: a commit since
     the row was read is refused as a :class:`Conflict`, never passed).  Then, when this
-    process has folded up to the very event the row names, that fold is the state, with
-    no read of the stream (issue 24).  Otherwise the stream is read from the kept fold on.
+    process has folded up to the very event the row names (its id, sequence and time),
+    that fold is the state, with no read of the stream (issue 24).  Otherwise the stream
+    is read from the kept fold on.
     """
     engine = get_game(game.kind)
     stream = game.stream
@@ -101,6 +104,7 @@ def _load(game: Game, *, at_row: bool = False) -> tuple[Engine[Any], Any, int, S
             and dealt is not None
             and game.last_event
             and last.position.id == game.last_event
+            and last.recorded_at == game.last_event_at
             and last.sequence == game.sequence
             and last.stream == stream
         ):

@@ -132,7 +132,7 @@ def is_revealed(game: Game) -> bool:
     if game.table_id is None:
         return True
     row = sql.table_round(game.table_id)
-    return row is None or not row[5] or row[0] == Round.Status.FINISHED
+    return row is None or not row.duplicate_deals or row.round_status == Round.Status.FINISHED
 
 
 def shown_event(

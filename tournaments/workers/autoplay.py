@@ -54,33 +54,37 @@ def _context_bots(game: Game) -> dict[int, str]:
     return GameContext.parse(game.context).bots()
 
 
-#: Inside :func:`seats_read_once`: each table's seats as that block first read them.
-_seats_read: ContextVar[dict[int, list[tuple[int, bool, int]]] | None] = ContextVar(
+#: Inside :func:`seats_read_once`: each table's seats as that block first read them after
+#: a change of its game, by (table, the game's sequence then).
+_seats_read: ContextVar[dict[tuple[int, int], list[tuple[int, bool, int]]] | None] = ContextVar(
     "parlour_seats_read", default=None
 )
 
 
-def table_seats(table: int) -> list[tuple[int, bool, int]]:
+def table_seats(table: int, at: int | None = None) -> list[tuple[int, bool, int]]:
     """Each seat of ``table``: its number, whether a bot plays it for its person
     (``autoplay``), and its timeouts in a row.
 
-    Read after every change of a game, so by hand (:func:`tournaments.sql.table_seats`);
-    inside :func:`seats_read_once`, once.
+    Read after every change of a game, so by hand (:func:`tournaments.sql.table_seats`).
+    ``at``: the sequence of the game they are read for; inside :func:`seats_read_once`,
+    they are read once for each sequence.
     """
     read = _seats_read.get()
-    if read is None:
+    if read is None or at is None:
         return sql.table_seats(table)
-    if table not in read:
-        read[table] = sql.table_seats(table)
-    return read[table]
+    if (table, at) not in read:
+        read[(table, at)] = sql.table_seats(table)
+    return read[(table, at)]
 
 
 @contextmanager
 def seats_read_once() -> Iterator[None]:
-    """Within the block, each table's seats are read once (issue 24: a move's handler after
-    its commit reads them to queue the bots, and its answer's view to show who plays by
-    bot; a second read would find the same).  Only a request that changes no seat itself
-    between the reads may use it: a move does not (handing a seat over is its own request).
+    """Within the block, each table's seats are read once for each sequence of its game
+    (issue 24: a move's handler after its commit reads them to queue the bots, and its
+    answer's view, of the same sequence, to show who plays by bot).  A later change of the
+    game reads them afresh: a bot's move played at once after the commit
+    (``CELERY_TASK_ALWAYS_EAGER``), or another request's hand-over, is never answered with
+    seats read before it.
     """
     token = _seats_read.set({})
     try:
@@ -99,7 +103,7 @@ def bot_seats(game: Game, handed: Iterable[int] | None = None) -> dict[int, str]
     table = table_id_of(game)
     if table is not None:
         if handed is None:
-            handed = [seat for seat, autoplay, _ in table_seats(table) if autoplay]
+            handed = [seat for seat, autoplay, _ in table_seats(table, game.sequence) if autoplay]
         for seat in handed:
             seats.setdefault(seat, AUTOPLAY_LEVEL)
     return seats

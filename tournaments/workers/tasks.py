@@ -195,12 +195,11 @@ def _finished_round_of(game: Game) -> int | None:
     if game.table_id is None:
         return None
     row = sql.table_round(game.table_id)
-    if row is None or row[0] != Round.Status.FINISHED:
+    if row is None or row.round_status != Round.Status.FINISHED:
         return None
-    _, number, tournament, status, rounds, _ = row
-    if status != Tournament.Status.RUNNING or number >= rounds:
+    if row.tournament_status != Tournament.Status.RUNNING or row.round_number >= row.rounds:
         return None
-    return tournament
+    return row.tournament
 
 
 _eager = threading.local()
@@ -247,7 +246,7 @@ def _handle(game_id: int, sequence: int, row: Game | None = None, state: Any = N
         if game is None or game.sequence != sequence:
             return  # gone, or moved on: the later change's signal takes over
         table = table_id_of(game)
-        seats = table_seats(table) if table is not None else []
+        seats = table_seats(table, sequence) if table is not None else []
         note_own_actions(game, counted=[seat for seat, _, count in seats if count])
         dispatch(
             game,

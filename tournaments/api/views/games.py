@@ -60,7 +60,7 @@ def view_of(
     # The seats handed to a bot (by their player, or after timeouts), as the table shows
     # them: a seat sees in its own view that the server plays for it.
     handed = (
-        {seat for seat, on, _ in autoplay.table_seats(game.table_id) if on}
+        {seat for seat, on, _ in autoplay.table_seats(game.table_id, view["sequence"]) if on}
         if game.table_id is not None
         else set()
     )
