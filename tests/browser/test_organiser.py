@@ -76,7 +76,8 @@ def test_an_organiser_runs_round_one_from_creation_to_standings(
     page.wait_for_selector("[data-live]")
     page.wait_for_function(
         "() => document.querySelectorAll('#standings thead th').length > 0"
-        " && [...document.querySelectorAll('.round .badge')]"
+        # The round's own badge (its heading's), not one of its tables'.
+        " && [...document.querySelectorAll('.round h3 .badge')]"
         ".some(b => b.textContent === 'finished')",
         timeout=60_000,
     )
