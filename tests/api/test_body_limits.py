@@ -272,3 +272,49 @@ def test_a_refusal_is_given_again_for_a_moment_without_running_the_request(
     assert 1 <= again["retry_after"] <= first["retry_after"]
     assert again["detail"] == first["detail"]
     assert answers[4][1]["title"] != first["title"]  # answered in Russian, not given again
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_address_whose_open_streams_are_full_is_refused_again_whoever_asks(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The address's cap counts every caller of the address: once it has refused one, the
+    same route asked from that address by another token (or by nobody) is refused from
+    the event loop for a moment, not run again (a burst with many tokens: abuse d, g)."""
+    from tests.factories import club_world, tournament_game
+    from tournaments.api import handler
+
+    settings.PARLOUR_REFUSAL_DELAY_SECONDS = 0.0
+    settings.PARLOUR_OPEN_STREAMS_PER_ADDRESS = 0  # the address's streams: all taken
+    handler.refusals.clear()
+    world = club_world()
+    _, game = tournament_game(world)
+    ran: list[str | None] = []
+    real = handler.BoundedASGIHandler.run_get_response
+
+    async def counted(self: Any, request: Any) -> Any:
+        ran.append(request.META.get("HTTP_AUTHORIZATION"))
+        return await real(self, request)
+
+    monkeypatch.setattr(handler.BoundedASGIHandler, "run_get_response", counted)
+    waiting = f"/api/v1/games/{game.pk}?after={game.sequence}&wait=1"
+
+    async def get(path: str, address: str, token: str | None) -> tuple[int, Any]:
+        return await _answer_of(waiting_scope(path, token) | {"client": (address, 5000)})
+
+    alice, bob = (f"Bearer {world.tokens[name]}" for name in ("alice", "bob"))
+
+    async def run() -> list[tuple[int, Any]]:
+        return [
+            await get(waiting, "10.7.2.1", world.tokens["alice"]),  # refused: run
+            await get(waiting, "10.7.2.1", world.tokens["bob"]),  # the same refusal
+            await get(waiting, "10.7.2.1", None),  # and for nobody signed in
+            await get(waiting, "10.7.2.2", world.tokens["bob"]),  # another address: run
+            await get(f"/api/v1/games/{game.pk}", "10.7.2.1", world.tokens["bob"]),  # run
+        ]
+
+    answers = asyncio.run(run())
+    assert [status for status, _ in answers] == [429, 429, 429, 429, 200]
+    assert answers[0][1]["limit"] == "open_address", answers[0][1]
+    assert answers[1][1]["detail"] == answers[0][1]["detail"]
+    assert ran == [alice, bob, bob]

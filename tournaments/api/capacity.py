@@ -39,12 +39,18 @@ from tournaments.models import ApiToken
 log = logging.getLogger("parlour.api")
 
 
+#: The problem's ``limit`` when an address's open streams are all taken / a login's.
+ADDRESS_LIMIT = "open_address"
+LOGIN_LIMIT = "open_login"
+
+
 class TooManyOpen(Throttled):
     """A 429 whose problem says which limit: the caller's open streams and long-polls."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, limit: str) -> None:
         super().__init__(wait=1)
         self.reason = reason
+        self.limit = limit
 
 
 # A window outlives the longest stream by this much.
@@ -95,10 +101,12 @@ def take(request: Request) -> Slots:
             taken.append(current)
             if count + int(cache.get(before, 0)) > most:
                 Slots(taken).release()
-                whose = "from this address" if limit.startswith("open:a:") else "with this login"
+                by_address = limit.startswith("open:a:")
+                whose = "from this address" if by_address else "with this login"
                 raise TooManyOpen(
                     f"you have {most} streams or long-polls open already ({whose}):"
-                    " close one (or wait for one to answer) before you open another"
+                    " close one (or wait for one to answer) before you open another",
+                    ADDRESS_LIMIT if by_address else LOGIN_LIMIT,
                 )
     except Throttled:
         raise

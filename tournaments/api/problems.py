@@ -412,6 +412,8 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
             headers["Retry-After"] = str(max(wait, 1))
             extra["retry_after"] = max(wait, 1)
             reason = getattr(exc, "reason", None)
+            if isinstance(getattr(exc, "limit", None), str):  # the open streams' caps
+                extra["limit"] = exc.limit  # type: ignore[attr-defined]
             state = _rate_state(context)
             if reason is None and state is not None and state.exceeded():
                 # The request rates (tournaments/api/throttling.py): which limit, when.

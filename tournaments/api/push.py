@@ -267,9 +267,8 @@ class PushConsumer(AsyncWebsocketConsumer):
             self.slots = await waiting.run_sync(capacity.take, self.caller)
         except capacity.TooManyOpen as error:
             found = await self.problem(error)
-            key = refusals.key_of(self.who)
-            if key is not None and found is not None:
-                refusals.keep(key, found, float(found.get("retry_after", 1)))
+            if found is not None:
+                refusals.refused(self.who, found, float(found.get("retry_after", 1)))
             await self.close(CLOSE_TOO_MANY)
             return
         user = self.user
