@@ -426,6 +426,16 @@ PARLOUR_LOGIN_RATES: dict[str, str | None] = {
     "address": _rate("PARLOUR_LOGIN_RATE_ADDRESS", "100/hour"),
 }
 AUTHENTICATION_BACKENDS = ["tournaments.logins.ThrottledModelBackend"]
+#: Django's default hashers, the first (pbkdf2_sha256, what new passwords are stored
+#: with) computed at the lowest CPU priority so that the hashes a guesser is allowed do
+#: not slow everyone else (tournaments/hashers.py).
+PASSWORD_HASHERS = [
+    "tournaments.hashers.YieldingPBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
 SPECTACULAR_SETTINGS = {
     "TITLE": "Parlour API",
     "DESCRIPTION": "Club tournaments of shedding card games: clubs, players, tournaments,"
