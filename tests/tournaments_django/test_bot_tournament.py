@@ -106,3 +106,29 @@ def test_a_23_player_bhabhi_bot_tournament_is_played_and_scored_from_its_events(
     assert compute_standings(t) == live
     assert club_ratings(club, "bhabhi") == ratings
     print(f"\n23-player bot tournament: {len(games)} games played in {played:.1f}s")
+
+
+def test_a_game_s_end_reads_of_the_series_earlier_games_only_their_results() -> None:
+    """The series hook reads each earlier game's id, status and result, not its whole row
+    (a dozen JSON columns): at a long series' end the whole rows cost more than the rest of
+    the game's end together (docs/benchmarks.md, issue 24)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    night, _ = factories.table_tournament(
+        "old_maid", bots=["random", "random"], series={"kind": "losses", "target": 3}
+    )
+    with CaptureQueriesContext(connection) as captured:
+        factories.play_round(night)
+    series_reads = [
+        q["sql"]
+        for q in captured.captured_queries
+        if q["sql"].startswith('SELECT "tournaments_game"')
+        and '"tournaments_game"."table_id" =' in q["sql"]
+        and 'ORDER BY "tournaments_game"."number_in_series"' in q["sql"]
+    ]
+    assert len(series_reads) == 3  # one at each game's end
+    for sql in series_reads:
+        columns = sql.split(" FROM ")[0]
+        assert columns.count(",") == 2 and '"result"' in columns and '"status"' in columns, sql
+    assert Game.objects.filter(table__round__tournament=night).count() == 3
