@@ -318,3 +318,73 @@ def test_an_address_whose_open_streams_are_full_is_refused_again_whoever_asks(
     assert answers[0][1]["limit"] == "open_address", answers[0][1]
     assert answers[1][1]["detail"] == answers[0][1]["detail"]
     assert ran == [alice, bob, bob]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_locked_out_login_is_refused_again_whatever_the_password(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each guess carries a password of its own, so keyed by the credentials every guess
+    took the whole path (a thread, the limits' round trip): once a login is refused for
+    its account, the same account's name is refused from the event loop for a moment from
+    any address, whatever the password, and once for its address, anyone's login from
+    that address (abuse a)."""
+    import base64
+
+    from tests.api.test_throttles import use_cache
+    from tests.factories import user
+    from tournaments.api import handler
+
+    use_cache(settings, "locmem")
+    settings.PARLOUR_REFUSAL_DELAY_SECONDS = 0.0
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.PARLOUR_LOGIN_RATES = {"account": "1/hour", "address": "3/hour"}
+    handler.refusals.clear()
+    user("victim-1")
+    user("victim-2")
+    ran: list[str] = []
+    real = handler.BoundedASGIHandler.run_get_response
+
+    async def counted(self: Any, request: Any) -> Any:
+        ran.append(request.META.get("HTTP_AUTHORIZATION", ""))
+        return await real(self, request)
+
+    monkeypatch.setattr(handler.BoundedASGIHandler, "run_get_response", counted)
+
+    def basic(name: str, password: str) -> bytes:
+        return b"Basic " + base64.b64encode(f"{name}:{password}".encode())
+
+    async def post(name: str, password: str, address: str) -> tuple[int, Any]:
+        scope = waiting_scope("/api/v1/tokens", None) | {
+            "client": (address, 5000),
+            "method": "POST",
+        }
+        scope["headers"] = [*scope["headers"], (b"authorization", basic(name, password))]
+        return await _answer_of(scope)
+
+    async def run() -> list[tuple[int, Any]]:
+        return [
+            await post("victim-1", "guess 1", "10.7.3.1"),  # hashed: 401
+            await post("victim-1", "guess 2", "10.7.3.1"),  # the account's limit: run, 429
+            await post("Victim-1", "guess 3", "10.7.3.2"),  # the same refusal, not run
+            await post("victim-2", "guess 4", "10.7.3.1"),  # another account: run, 401
+            await post("victim-2", "guess 5", "10.7.3.1"),  # the address's limit: run, 429
+            await post("someone", "guess 6", "10.7.3.1"),  # anyone from it: not run
+            await post("someone", "guess 7", "10.7.3.3"),  # elsewhere: run, 401
+        ]
+
+    answers = asyncio.run(run())
+    assert [status for status, _ in answers] == [401, 429, 429, 401, 429, 429, 401], answers
+    assert answers[1][1]["limit"] == "login_account", answers[1][1]
+    assert answers[4][1]["limit"] == "login_address", answers[4][1]
+    assert answers[2][1]["detail"] == answers[1][1]["detail"]
+    assert ran == [
+        basic(*g).decode()
+        for g in [
+            ("victim-1", "guess 1"),
+            ("victim-1", "guess 2"),
+            ("victim-2", "guess 4"),
+            ("victim-2", "guess 5"),
+            ("someone", "guess 7"),
+        ]
+    ]

@@ -121,7 +121,7 @@ class ThrottledBasicAuthentication(BasicAuthentication):
         try:
             return super().authenticate_credentials(userid, password, request)
         except LoginLockedOut as locked:
-            raise TooManyLogins(locked.retry_after, locked.message) from None
+            raise TooManyLogins(locked.retry_after, locked.message, locked.limit) from None
 
 
 # drf-spectacular's extension classes are unannotated (here and below).

@@ -22,6 +22,8 @@ length: DRF takes it as empty).
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextvars
 import hashlib
 import json
@@ -271,6 +273,12 @@ class Refusals:
     credentials: the cap counts them all.  A burst of 1,000 from one address with 12
     tokens then costs each process one refusal's whole path, not one a token (48 in
     four processes, which kept others' p99 over 2× in attacks d and g).
+
+    A password login refused (``limit`` ``login_address`` or ``login_account``: locked
+    out, or another login being checked) is given again to whoever asks that route the
+    same way from the address, or with the account's name in HTTP Basic from anywhere,
+    whatever the password: each guess carries a password of its own, so keyed by the
+    credentials every guess of 32 guessers took the whole path (attack a).
     """
 
     #: Seconds a refusal is given again without asking (at most its Retry-After).
@@ -286,10 +294,13 @@ class Refusals:
         ] = OrderedDict()
 
     @staticmethod
-    def keys_of(scope: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    def keys_of(
+        scope: dict[str, Any],
+    ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...] | None] | None:
         """The caller and the kind of request, for an API request or a push-channel
-        handshake, and anyone at the caller's address asking the same way whatever their
-        credentials (else ``None``)."""
+        handshake; anyone at the caller's address asking the same way whatever their
+        credentials; and anyone naming the same account in HTTP Basic (``None`` without
+        Basic) (else ``None``)."""
         path = str(scope.get("path", ""))
         if scope.get("type") not in ("http", "websocket") or not path.startswith("/api/"):
             return None
@@ -309,7 +320,12 @@ class Refusals:
         waits = "wait" if b"wait=" in bytes(scope.get("query_string", b"")) else ""
         method = str(scope.get("method", "WEBSOCKET"))
         address = client_address(scope)
-        return (address, caller, method, route, waits), (address, anyone, method, route, waits)
+        account = _basic_account(who[0])
+        return (
+            (address, caller, method, route, waits),
+            (address, anyone, method, route, waits),
+            None if account is None else ("account", account, anyone, method, route),
+        )
 
     def remember(self, scope: dict[str, Any], response: Any) -> None:
         """Keep ``response``, a 429 problem, for the caller of ``scope`` (:meth:`refused`)."""
@@ -339,9 +355,13 @@ class Refusals:
         keys = self.keys_of(scope)
         if keys is None:
             return
-        self.keep(keys[0], problem, retry, headers)
-        if problem.get("limit") == capacity.ADDRESS_LIMIT:
-            self.keep(keys[1], problem, retry, headers)
+        caller, anyone, account = keys
+        self.keep(caller, problem, retry, headers)
+        limit = problem.get("limit")
+        if limit in (capacity.ADDRESS_LIMIT, LOGIN_ADDRESS):
+            self.keep(anyone, problem, retry, headers)
+        elif limit == LOGIN_ACCOUNT and account is not None:
+            self.keep(account, problem, retry, headers)
 
     def keep(
         self,
@@ -387,11 +407,34 @@ class Refusals:
         if keys is None:
             return None
         path = str(scope.get("path", ""))
-        return self.answer(keys[0], path) or self.answer(keys[1], path)
+        caller, anyone, account = keys
+        return (
+            self.answer(caller, path)
+            or self.answer(anyone, path)
+            or (None if account is None else self.answer(account, path))
+        )
 
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()
+
+
+#: The login limits' names in a refusal (tournaments/api/throttling.py, ``LoginLockedOut``).
+LOGIN_ADDRESS = "login_address"
+LOGIN_ACCOUNT = "login_account"
+
+
+def _basic_account(authorization: bytes) -> str | None:
+    """A digest of the account named by HTTP Basic credentials (case folded, as the login
+    limits count it), or ``None`` for other credentials."""
+    scheme, _, encoded = authorization.partition(b" ")
+    if scheme.lower() != b"basic":
+        return None
+    try:
+        user = base64.b64decode(encoded.strip(), validate=True).decode("utf-8").partition(":")[0]
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    return hashlib.sha256(user.strip().casefold().encode("utf-8")).hexdigest()
 
 
 #: This process's refusals (:class:`Refusals`).

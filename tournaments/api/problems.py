@@ -285,11 +285,13 @@ class Refused(exceptions.APIException):
 
 
 class TooManyLogins(exceptions.Throttled):
-    """Password logins refused after too many failures: 429 ``throttled``, with its message."""
+    """Password logins refused after too many failures: 429 ``throttled``, with its message
+    and the ``limit`` (``login_account`` or ``login_address``)."""
 
-    def __init__(self, wait: int, message: str) -> None:
+    def __init__(self, wait: int, message: str, limit: str) -> None:
         super().__init__(wait=wait)
         self.message = message
+        self.limit = limit
 
 
 class Forbidden(exceptions.PermissionDenied):
@@ -412,7 +414,7 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
             headers["Retry-After"] = str(max(wait, 1))
             extra["retry_after"] = max(wait, 1)
             reason = getattr(exc, "reason", None)
-            if isinstance(getattr(exc, "limit", None), str):  # the open streams' caps
+            if isinstance(getattr(exc, "limit", None), str):  # the open streams' caps, the logins'
                 extra["limit"] = exc.limit  # type: ignore[attr-defined]
             state = _rate_state(context)
             if reason is None and state is not None and state.exceeded():

@@ -364,11 +364,18 @@ CHECKING_SECONDS = 30
 
 
 class LoginLockedOut(Exception):
-    """Too many failed logins for this account or from this address: wait ``retry_after`` s."""
+    """Too many failed logins for this account or from this address: wait ``retry_after`` s.
 
-    def __init__(self, retry_after: int, message: str | None = None) -> None:
+    ``limit`` says which: ``login_address`` (every login from the address is refused) or
+    ``login_account`` (every login of the account, from anywhere).
+    """
+
+    def __init__(
+        self, retry_after: int, message: str | None = None, limit: str = "login_account"
+    ) -> None:
         minutes = math.ceil(retry_after / 60)
         self.retry_after = retry_after
+        self.limit = limit
         self.message = message or (
             "Too many failed logins for this account or from this address: logins are"
             f" refused for {minutes} more minute{'s' if minutes != 1 else ''}, even with the"
@@ -378,13 +385,15 @@ class LoginLockedOut(Exception):
 
 
 class LoginBusy(LoginLockedOut):
-    """Another password for this account or from this address is being checked right now."""
+    """Another password for this account or from this address is being checked right now
+    (``limit``: which of the two)."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: str = "login_account") -> None:
         super().__init__(
             1,
             "Another login for this account or from this address is being checked right"
             " now: try again in a moment.",
+            limit,
         )
 
 
@@ -442,7 +451,7 @@ def _mark_checking(wanted: list[tuple[str, str, str]]) -> tuple[str, ...]:
             return ()
         if not added:
             _release(tuple(taken))
-            raise LoginBusy()
+            raise LoginBusy(f"login_{rate_name}")
         taken.append(key)
     return tuple(taken)
 
@@ -491,5 +500,10 @@ def _count_attempt(
         return LoginAttempt(())
     over = [limit for limit, n in zip(limits, counts, strict=True) if n > limit.requests]
     if over:
-        raise LoginLockedOut(max(limit.seconds_left(now) for limit in over))
+        # The address's lockout is the wider one (every account from it): named first.
+        which = min(over, key=lambda limit: limit.scope != "login-address")
+        raise LoginLockedOut(
+            max(limit.seconds_left(now) for limit in over),
+            limit=which.scope.replace("-", "_"),
+        )
     return LoginAttempt(tuple(key for key, _ in counters))
