@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
@@ -174,14 +174,19 @@ class Worker:
     def stop(self) -> None:
         if self.process is None:
             return
+        # As parlour.devserver stops a worker: SIGTERM to the main process alone, which
+        # stops its pool in order (a SIGTERM to the whole group can kill a pool child
+        # holding the pool's lock, and the main process then hangs: docs/tests.md,
+        # sqlite-1 of 2026-12-03); then nothing of its group outlives it.
         try:
-            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.send_signal(signal.SIGTERM)
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
-        except ProcessLookupError:
             pass
+        finally:
+            with suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
         self.process = None
 
 
