@@ -5,11 +5,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 8000
 
-.PHONY: install run test lint bench clean chromium messages gettext
+.PHONY: install run test lint bench clean chromium messages gettext constraints
 
-$(STAMP): pyproject.toml
+## The versions come from constraints.txt, so that a fresh clone installs what was tested
+## (a new release of a dependency once failed every fresh clone's lint).
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -52,6 +54,16 @@ lint: install
 
 bench: install
 	$(BIN)/python bench/engine.py
+
+## make constraints: the newest versions pyproject.toml allows, installed into a new venv,
+## written to constraints.txt (then make test, and commit both if it passes).
+constraints:
+	rm -rf var/constraints-venv
+	$(PYTHON) -m venv var/constraints-venv
+	var/constraints-venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	{ head -n 2 constraints.txt; var/constraints-venv/bin/python -m pip freeze --exclude-editable; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf var/constraints-venv
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis

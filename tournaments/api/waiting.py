@@ -201,7 +201,7 @@ class Hub:
                 if was:
                     self._wake_everyone()
                 try:
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()
                     await client.aclose()
                 except Exception as error:  # closing a broken connection: nothing to do
                     log.debug("notification hub: closing failed (%r)", error)
