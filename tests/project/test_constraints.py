@@ -12,12 +12,16 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _pin_lines() -> list[str]:
+    lines = (ROOT / "constraints.txt").read_text().splitlines()
+    return [line for line in lines if line and not line.startswith("#")]
+
+
 def _pins() -> dict[str, Version]:
     pins: dict[str, Version] = {}
-    for line in (ROOT / "constraints.txt").read_text().splitlines():
-        if line and not line.startswith("#"):
-            name, _, version = line.partition("==")
-            pins[canonicalize_name(name)] = Version(version)
+    for line in _pin_lines():
+        name, _, version = line.partition("==")
+        pins[canonicalize_name(name)] = Version(version)
     return pins
 
 
@@ -38,6 +42,5 @@ def test_every_dependency_is_pinned_within_the_range_pyproject_allows() -> None:
 
 
 def test_constraints_are_exact_pins_only() -> None:
-    for line in (ROOT / "constraints.txt").read_text().splitlines():
-        if line and not line.startswith("#"):
-            assert line.count("==") == 1 and " " not in line, line
+    for line in _pin_lines():
+        assert line.count("==") == 1 and " " not in line, line

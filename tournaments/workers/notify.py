@@ -181,7 +181,7 @@ def _poll(game_id: int, after: int, deadline: float) -> None:
 
 def _wait_subscribed(client: redis.Redis, game_id: int, after: int, deadline: float) -> None:
     """Wait on the game's channel, reading its row first and every :data:`RECHECK_SECONDS`."""
-    pubsub: PubSub = client.pubsub()
+    pubsub = client.pubsub()
     try:
         pubsub.subscribe(channel(game_id))
         _confirm(pubsub, deadline)
