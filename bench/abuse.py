@@ -3,13 +3,16 @@
     .venv/bin/python bench/abuse.py [--quick] [--db parlour_abuse] [--only a,b,c,d,g,e,f]
         [--url postgres://postgres@127.0.0.1:5432/postgres] [--redis redis://127.0.0.1:6379/0]
         [--cache-db 5 --broker-db 12] [--web-workers 4] [--pool 10] [--events 92000]
+        [--no-proxy]
 
 The shape is docker-compose's, through bench/faults/stack.py: a PostgreSQL
 database of its own (``--db``, dropped at the end) migrated by the owner, the web
 processes and the worker connecting as an application role made with
 ``grant_app_role`` (SELECT and INSERT only on the events), two Redis databases of
 its own (``--cache-db``, ``--broker-db``, flushed), ``gunicorn parlour.asgi`` with
-uvicorn workers and a connection pool, one Celery worker and beat on its own,
+uvicorn workers and a connection pool behind compose's nginx (``deploy/nginx.conf``,
+which refuses an address's connections beyond 64 at once; ``--no-proxy``: the web
+processes alone; nginx must be installed), one Celery worker and beat on its own,
 ``DEBUG=false``, the API's throttles and the login limits at their production
 defaults, and ``PARLOUR_NUM_PROXIES=1``: every client sends ``X-Forwarded-For``
 as a proxy would, so that the attackers and the other users have addresses of
@@ -351,6 +354,18 @@ def counted(statuses: list[int]) -> str:
     return ", ".join(f"{n} x {s or 'error'}" for s, n in sorted(found.items()))
 
 
+def limits(bodies: list[bytes]) -> str:
+    """Which limits 429 problems named (``connections_address``: the proxy in front)."""
+    found: dict[str, int] = {}
+    for body in bodies:
+        try:
+            name = str(json.loads(body).get("limit"))
+        except ValueError:
+            name = "not a problem"
+        found[name] = found.get(name, 0) + 1
+    return ", ".join(f"{n} {name}" for name, n in sorted(found.items())) or "none"
+
+
 def basic(username: str, password: str) -> dict[str, str]:
     raw = base64.b64encode(f"{username}:{password}".encode()).decode()
     return {"Authorization": f"Basic {raw}"}
@@ -575,6 +590,7 @@ async def attack_streams(
     per_token = settings.PARLOUR_OPEN_STREAMS_PER_TOKEN
     per_address = settings.PARLOUR_OPEN_STREAMS_PER_ADDRESS
     statuses: list[int] = []
+    refusals: list[bytes] = []
     died: list[str] = []
     opened = open_now = most_open = 0
     release = asyncio.Event()
@@ -594,7 +610,9 @@ async def attack_streams(
                     if len(statuses) == count:
                         answered.set()
                     if answer.status != 200:
-                        await answer.read()
+                        body = await answer.read()
+                        if answer.status == 429:
+                            refusals.append(body)
                         return
                     opened += 1
                     open_now += 1
@@ -622,7 +640,7 @@ async def attack_streams(
     attack.say(
         f"{count} streams, {len(tokens)} tokens, one address: {counted(statuses)}, all answered"
         f" in {seconds:.1f} s; {opened} opened, at most {most_open} at once, held {hold:.0f} s"
-        f" more; {len(died)} of them died"
+        f" more; {len(died)} of them died; the 429s' limits: {limits(refusals)}"
     )
     cap = min(per_address, per_token * len(tokens))
     attack.check(
@@ -651,7 +669,7 @@ async def attack_sockets(
 
     per_token = settings.PARLOUR_OPEN_STREAMS_PER_TOKEN
     per_address = settings.PARLOUR_OPEN_STREAMS_PER_ADDRESS
-    opened = refused = follows = follows_refused = answered_count = 0
+    opened = refused = at_handshake = follows = follows_refused = answered_count = 0
     other: list[str] = []
     died: list[str] = []
     release = asyncio.Event()
@@ -667,7 +685,7 @@ async def attack_sockets(
     async with aiohttp.ClientSession(base, connector=aiohttp.TCPConnector(limit=0)) as session:
 
         async def one(n: int) -> None:
-            nonlocal opened, refused, follows, follows_refused
+            nonlocal opened, refused, at_handshake, follows, follows_refused
             headers = {"Authorization": f"Bearer {tokens[n % len(tokens)]}"}
             headers |= forwarded("10.66.3.3")
             counted_once = False
@@ -700,6 +718,13 @@ async def attack_sockets(
                         died.append(f"closed by the server ({ws.close_code})")
                     receiving.cancel()
                     waiting.cancel()
+            except aiohttp.WSServerHandshakeError as error:
+                # Refused before the upgrade: by the proxy in front, with its 429 problem.
+                if error.status == 429:
+                    refused += 1
+                    at_handshake += 1
+                else:
+                    other.append(f"handshake {error.status}")
             except Exception as error:  # noqa: BLE001
                 other.append(type(error).__name__)
             finally:
@@ -710,7 +735,8 @@ async def attack_sockets(
     cap = min(per_address, per_token * len(tokens))
     attack.say(
         f"{count} sockets, {len(tokens)} tokens, one address, each following the game: all"
-        f" answered in {seconds:.1f} s; {opened} opened, {refused} refused (429); of the"
+        f" answered in {seconds:.1f} s; {opened} opened, {refused} refused (429: {at_handshake}"
+        f" at the handshake, by the proxy; the rest close 4429); of the"
         f" opened, {follows} follows pushed their view and {follows_refused} refused (429);"
         f" held {hold:.0f} s more, {len(died)} died; other answers: {sorted(set(other)) or 'none'}"
     )
@@ -755,6 +781,7 @@ async def attack_long_polls(
     from django.conf import settings
 
     statuses: list[int] = []
+    refusals: list[bytes] = []
     waits: list[tuple[float, float]] = []
     connector = aiohttp.TCPConnector(limit=0)
     timeout = aiohttp.ClientTimeout(total=wait + 120)
@@ -767,8 +794,10 @@ async def attack_long_polls(
             sent = time.monotonic()
             try:
                 async with session.get(path, headers=headers) as answer:
-                    await answer.read()
+                    body = await answer.read()
                     statuses.append(answer.status)
+                    if answer.status == 429:
+                        refusals.append(body)
                     end = time.monotonic()
                     if answer.status == 200:
                         # It held a slot for its whole wait somewhere between sending and
@@ -782,7 +811,7 @@ async def attack_long_polls(
     attack.say(
         f"{count} long-polls (wait={wait}), {len(tokens)} tokens, one address:"
         f" {counted(statuses)}; at least {at_once} surely waiting at once (from the times"
-        " each was sent and answered)"
+        f" each was sent and answered); the 429s' limits: {limits(refusals)}"
     )
     cap = min(
         settings.PARLOUR_OPEN_STREAMS_PER_ADDRESS,
@@ -1192,6 +1221,11 @@ def main() -> int:
     )
     parser.add_argument("--only", default="a,b,c,d,g,e,f", help="the attacks to run, in order")
     parser.add_argument("--keep", action="store_true", help="keep the database")
+    parser.add_argument(
+        "--no-proxy",
+        action="store_true",
+        help="the web processes alone, without compose's nginx in front (deploy/nginx.conf)",
+    )
     args = parser.parse_args()
     if args.events is None:
         args.events = 10_000 if args.quick else 92_000
@@ -1243,10 +1277,13 @@ def main() -> int:
                 flush=True,
             )
             stack.start_web(args.web_workers, "asgi", pool=args.pool)
+            if not args.no_proxy:
+                stack.start_proxy()
             stack.start_worker("worker", beat=False)
             stack.start_beat()
             print(
-                f"gunicorn parlour.asgi, {args.web_workers} uvicorn workers, pool {args.pool};"
+                f"gunicorn parlour.asgi, {args.web_workers} uvicorn workers, pool {args.pool}"
+                f"{'' if args.no_proxy else ', behind nginx (deploy/nginx.conf)'};"
                 " one Celery worker and beat; DEBUG=false; production throttles",
                 flush=True,
             )

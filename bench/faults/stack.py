@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -313,6 +314,52 @@ class Stack:
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 time.sleep(0.2)
         raise SystemExit("the web server did not answer in 60 s:\n" + self.web.tail())
+
+    def start_proxy(self) -> Process:
+        """nginx in front of the web processes, with compose's own ``deploy/nginx.conf``.
+
+        Only the upstream's address and the port to listen on differ from compose; the
+        stack's ``url`` is then the proxy's.  Call after :meth:`start_web`.
+        """
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        if not Path(nginx).exists():
+            raise SystemExit("nginx is not installed (apt-get install nginx-light)")
+        upstream = urlparse(self.url).netloc
+        port = free_port()
+        site = (ROOT / "deploy" / "nginx.conf").read_text()
+        for old, new in (
+            ("server web:8000;", f"server {upstream};"),
+            ("listen 8000;", f"listen 127.0.0.1:{port};"),
+        ):
+            if old not in site:
+                raise SystemExit(f"deploy/nginx.conf no longer says {old!r}: update start_proxy")
+            site = site.replace(old, new)
+        folder = self.folder / "nginx"
+        folder.mkdir(exist_ok=True)
+        (folder / "parlour.conf").write_text(site)
+        # The main context compose's nginx image gives it, in files of this run.
+        (folder / "nginx.conf").write_text(
+            f"worker_processes 1;\npid {folder}/nginx.pid;\nerror_log {folder}/error.log warn;\n"
+            "events { worker_connections 8192; }\n"
+            f"worker_rlimit_nofile 20000;\nhttp {{\n  access_log off;\n"
+            f"  client_body_temp_path {folder}/body;\n  proxy_temp_path {folder}/proxy;\n"
+            f"  include {folder}/parlour.conf;\n}}\n"
+        )
+        args = [nginx, "-c", str(folder / "nginx.conf"), "-g", "daemon off;"]
+        process = self._process("proxy", args)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if not process.alive():
+                raise SystemExit("nginx stopped:\n" + process.tail())
+            try:
+                with urllib.request.urlopen(url + "/healthz", timeout=2) as answer:
+                    if answer.status == 200:
+                        self.url = url
+                        return process
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                time.sleep(0.2)
+        raise SystemExit("nginx did not answer in 30 s:\n" + process.tail())
 
     def start_worker(self, name: str, *, beat: bool, concurrency: int = 2) -> Process:
         """``celery -A parlour worker`` (with beat if ``beat``), ready before returning."""

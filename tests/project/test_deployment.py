@@ -19,7 +19,7 @@ COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 
 def test_compose_has_its_services_each_with_a_health_check_but_the_one_offs() -> None:
     services = COMPOSE["services"]
-    assert set(services) == {"postgres", "redis", "migrate", "web", "worker", "beat"}
+    assert set(services) == {"proxy", "postgres", "redis", "migrate", "web", "worker", "beat"}
     for name, service in services.items():
         # migrate runs once and exits; beat has no ping: compose restarts it if it exits.
         if name in ("migrate", "beat"):
@@ -81,6 +81,42 @@ def test_every_service_command_names_something_the_project_has() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     for copied in re.findall(r"^COPY (\S+)", dockerfile, re.M):
         assert (ROOT / copied).exists(), copied
+
+
+def test_the_proxy_is_the_one_way_in_and_limits_each_clients_connections() -> None:
+    services = COMPOSE["services"]
+    assert services["proxy"]["ports"] == ["8000:8000"]
+    assert "ports" not in services["web"], "the web service is reached through the proxy"
+    assert "./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro" in services["proxy"]["volumes"]
+    assert services["web"]["environment"]["PARLOUR_NUM_PROXIES"] == "1"
+    site = (ROOT / "deploy" / "nginx.conf").read_text()
+    # bench/faults/stack.py runs this same file with these two lines changed.
+    assert "server web:8000;" in site and "listen 8000;" in site
+    zone = re.search(r"limit_conn_zone \$binary_remote_addr zone=(\w+):", site)
+    limit = re.search(r"limit_conn (\w+) (\d+);", site)
+    assert zone and limit and limit.group(1) == zone.group(1)
+    # Above the application's own cap, so that its 429 problems decide below the proxy's.
+    from django.conf import settings
+
+    assert int(limit.group(2)) > settings.PARLOUR_OPEN_STREAMS_PER_ADDRESS
+    assert "limit_conn_status 429;" in site
+    # The upgrade for the push channel, no buffering limit below the application's body limit.
+    assert "proxy_set_header Upgrade $http_upgrade;" in site
+    body = re.search(r"client_max_body_size (\d+)m;", site)
+    assert body and int(body.group(1)) * 1_000_000 > settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
+def test_the_proxys_refusal_of_an_api_request_is_a_problem_document() -> None:
+    import json
+
+    site = (ROOT / "deploy" / "nginx.conf").read_text()
+    block = site.split("location @api_refused {", 1)[1].split("\n    }", 1)[0]
+    assert "default_type application/problem+json;" in block
+    body = re.search(r"return 429 '(.*)\\n';", block)
+    assert body is not None
+    problem = json.loads(body.group(1))
+    assert problem["type"] == "/api/v1/problems/throttled" and problem["status"] == 429
+    assert problem["retry_after"] == 1 and problem["limit"] == "connections_address"
 
 
 def test_the_dependencies_the_services_run_are_declared() -> None:
