@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 8000
 
-.PHONY: install run test lint bench clean chromium messages gettext constraints
+.PHONY: install run test lint bench clean chromium nginx messages gettext constraints
 
 ## The versions come from constraints.txt, so that a fresh clone installs what was tested
 ## (a new release of a dependency once failed every fresh clone's lint).
@@ -26,7 +26,7 @@ run: install messages
 ## when those servers are missing, except under CI=true where that is a failure).
 ## Tests publish Celery tasks as a side effect of moves: unless CI points the broker
 ## at Redis, they go to an in-memory broker, never into make run's var/broker.sqlite3.
-test: install lint chromium messages
+test: install lint chromium nginx messages
 	PARLOUR_TEST_BOTH_BACKENDS=1 CELERY_BROKER_URL=$${CELERY_BROKER_URL:-memory://} \
 		$(BIN)/python -m pytest
 
@@ -36,6 +36,13 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] \
 		|| (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
 		|| echo "could not install chromium: the browser tests will say why they skip"
+
+## The proxy's test runs compose's nginx file (deploy/nginx.conf) in a real nginx:
+## installed when missing and we are root (otherwise it skips with that reason).
+nginx:
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || [ "$$(id -u)" != 0 ] \
+		|| (apt-get update -qq && RUNLEVEL=1 apt-get install -y -qq nginx-light >/dev/null) \
+		|| echo "could not install nginx: the proxy's test will say why it skips"
 
 ## The translations (docs/i18n.md): locale/*/LC_MESSAGES/*.po compiled to .mo with GNU
 ## gettext's msgfmt, which is installed when missing and we are root.

@@ -1,7 +1,8 @@
 """Test-wide fixtures: which real services answer, and what to do when one does not.
 
-Tests that need PostgreSQL, Redis or GNU gettext are marked ``postgres`` / ``redis`` /
-``gettext``.  Where a service does not answer (or gettext is missing), a newcomer's
+Tests that need PostgreSQL, Redis, GNU gettext or nginx are marked ``postgres`` /
+``redis`` / ``gettext`` / ``nginx``.  Where a service does not answer (or a program is
+missing), a newcomer's
 ``make test`` skips those tests and says why; under ``CI=true`` that is a failure, never
 a skip.
 """
@@ -54,6 +55,12 @@ def redis_url() -> str:
 GETTEXT_TOOLS = ("msgattrib", "msgfmt", "xgettext")
 
 
+def nginx_program() -> str:
+    from bench.faults.stack import nginx_program
+
+    return nginx_program()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     needs = {
         "postgres": (
@@ -68,6 +75,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             lambda: all(shutil.which(tool) for tool in GETTEXT_TOOLS),
             lambda: f"GNU gettext ({', '.join(GETTEXT_TOOLS)}) is not installed",
         ),
+        "nginx": (
+            lambda: bool(nginx_program()),
+            lambda: "nginx (compose's proxy, deploy/nginx.conf) is not installed",
+        ),
     }
     for marker, (probe, why) in needs.items():
         marked = [item for item in items if item.get_closest_marker(marker)]
@@ -77,7 +88,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if IN_CI:
             raise pytest.UsageError(
                 f"CI=true and {reason}: start or install it (see .ci/run; make test"
-                " installs gettext), tests need it"
+                " installs gettext and nginx), tests need it"
             )
         for item in marked:
             item.add_marker(pytest.mark.skip(reason=f"{reason} (start or install it to run it)"))

@@ -68,6 +68,40 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[max(0, min(len(ordered) - 1, round(fraction * len(ordered)) - 1))]
 
 
+# -- the proxy in front -------------------------------------------------------------------------
+
+
+def nginx_program() -> str:
+    """nginx's path ("" when it is not installed: apt-get install nginx-light)."""
+    found = shutil.which("nginx") or "/usr/sbin/nginx"
+    return found if Path(found).exists() else ""
+
+
+def proxy_config(folder: Path, upstream: str, port: int) -> Path:
+    """An nginx main configuration in ``folder`` that runs compose's ``deploy/nginx.conf``
+    on 127.0.0.1:``port`` in front of ``upstream`` (host:port): those two lines alone
+    differ from compose, which runs the file in its image's own main configuration."""
+    site = (ROOT / "deploy" / "nginx.conf").read_text()
+    for old, new in (
+        ("server web:8000;", f"server {upstream};"),
+        ("listen 8000;", f"listen 127.0.0.1:{port};"),
+    ):
+        if old not in site:
+            raise SystemExit(f"deploy/nginx.conf no longer says {old!r}: update proxy_config")
+        site = site.replace(old, new)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "parlour.conf").write_text(site)
+    main = folder / "nginx.conf"
+    main.write_text(
+        f"worker_processes 1;\npid {folder}/nginx.pid;\nerror_log {folder}/error.log warn;\n"
+        "events { worker_connections 8192; }\n"
+        f"worker_rlimit_nofile 20000;\nhttp {{\n  access_log off;\n"
+        f"  client_body_temp_path {folder}/body;\n  proxy_temp_path {folder}/proxy;\n"
+        f"  include {folder}/parlour.conf;\n}}\n"
+    )
+    return main
+
+
 # -- processes ---------------------------------------------------------------------------------
 
 
@@ -316,37 +350,14 @@ class Stack:
         raise SystemExit("the web server did not answer in 60 s:\n" + self.web.tail())
 
     def start_proxy(self) -> Process:
-        """nginx in front of the web processes, with compose's own ``deploy/nginx.conf``.
-
-        Only the upstream's address and the port to listen on differ from compose; the
-        stack's ``url`` is then the proxy's.  Call after :meth:`start_web`.
-        """
-        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-        if not Path(nginx).exists():
-            raise SystemExit("nginx is not installed (apt-get install nginx-light)")
-        upstream = urlparse(self.url).netloc
+        """nginx in front of the web processes, with compose's own ``deploy/nginx.conf``
+        (:func:`proxy_config`); the stack's ``url`` is then the proxy's.  Call after
+        :meth:`start_web`."""
+        if not nginx_program():
+            raise SystemExit("nginx is not installed (apt-get install nginx-light), or --no-proxy")
         port = free_port()
-        site = (ROOT / "deploy" / "nginx.conf").read_text()
-        for old, new in (
-            ("server web:8000;", f"server {upstream};"),
-            ("listen 8000;", f"listen 127.0.0.1:{port};"),
-        ):
-            if old not in site:
-                raise SystemExit(f"deploy/nginx.conf no longer says {old!r}: update start_proxy")
-            site = site.replace(old, new)
-        folder = self.folder / "nginx"
-        folder.mkdir(exist_ok=True)
-        (folder / "parlour.conf").write_text(site)
-        # The main context compose's nginx image gives it, in files of this run.
-        (folder / "nginx.conf").write_text(
-            f"worker_processes 1;\npid {folder}/nginx.pid;\nerror_log {folder}/error.log warn;\n"
-            "events { worker_connections 8192; }\n"
-            f"worker_rlimit_nofile 20000;\nhttp {{\n  access_log off;\n"
-            f"  client_body_temp_path {folder}/body;\n  proxy_temp_path {folder}/proxy;\n"
-            f"  include {folder}/parlour.conf;\n}}\n"
-        )
-        args = [nginx, "-c", str(folder / "nginx.conf"), "-g", "daemon off;"]
-        process = self._process("proxy", args)
+        config = proxy_config(self.folder / "nginx", urlparse(self.url).netloc, port)
+        process = self._process("proxy", [nginx_program(), "-c", str(config), "-g", "daemon off;"])
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
