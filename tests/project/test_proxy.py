@@ -142,3 +142,33 @@ def test_an_address_beyond_its_connections_is_refused_by_the_proxy_and_others_ar
         holder.join(timeout=30)
     assert held == [200] * LIMIT
     assert get(port, "/api/v1/games/1", "10.9.0.1")[0] == 200, "the limit ends with them"
+
+
+def test_the_proxys_own_errors_are_problems_on_the_api_and_texts_on_the_pages(
+    proxied: tuple[Upstream, int],
+) -> None:
+    upstream, port = proxied
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        # Announced over the proxy's body limit: refused from the headers, before any body.
+        conn.putrequest("POST", "/api/v1/records/verify")
+        conn.putheader("Content-Type", "application/json")
+        conn.putheader("Content-Length", str(3_000_000))
+        conn.endheaders()
+        answer = conn.getresponse()
+        assert answer.status == 413
+        assert answer.getheader("Content-Type") == "application/problem+json"
+        assert json.loads(answer.read())["type"] == "/api/v1/problems/payload-too-large"
+    finally:
+        conn.close()
+
+    upstream.shutdown()
+    upstream.server_close()  # the web processes are down: nothing listens behind the proxy
+    status, headers, body = get(port, "/api/v1/games/1", "10.9.0.3")
+    assert status == 503 and headers["Content-Type"] == "application/problem+json"
+    problem = json.loads(body)
+    assert problem["type"] == "/api/v1/problems/unavailable" and problem["retry_after"] == 5
+    assert headers["Retry-After"] == "5"
+    status, headers, body = get(port, "/", "10.9.0.3")
+    assert status == 503 and headers["Content-Type"].startswith("text/plain")
+    assert "не отвечает" in body.decode()
