@@ -83,7 +83,7 @@ def proxy_config(folder: Path, upstream: str, port: int) -> Path:
     differ from compose, which runs the file in its image's own main configuration."""
     site = (ROOT / "deploy" / "nginx.conf").read_text()
     for old, new in (
-        ("server web:8000;", f"server {upstream};"),
+        ("server web:8000 resolve;", f"server {upstream};"),
         ("listen 8000;", f"listen 127.0.0.1:{port};"),
     ):
         if old not in site:

@@ -91,7 +91,7 @@ def test_the_proxy_is_the_one_way_in_and_limits_each_clients_connections() -> No
     assert services["web"]["environment"]["PARLOUR_NUM_PROXIES"] == "1"
     site = (ROOT / "deploy" / "nginx.conf").read_text()
     # bench/faults/stack.py runs this same file with these two lines changed.
-    assert "server web:8000;" in site and "listen 8000;" in site
+    assert "server web:8000 resolve;" in site and "listen 8000;" in site
     zone = re.search(r"limit_conn_zone \$binary_remote_addr zone=(\w+):", site)
     limit = re.search(r"limit_conn (\w+) (\d+);", site)
     assert zone and limit and limit.group(1) == zone.group(1)
