@@ -33,6 +33,8 @@ LIMIT = int(_FOUND.group(1))
 
 class Upstream(ThreadingHTTPServer):
     daemon_threads = True
+    # nginx opens its connections to it all at once (the default backlog is 5).
+    request_queue_size = 128
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
