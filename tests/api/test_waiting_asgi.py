@@ -320,6 +320,45 @@ def test_the_hub_wakes_only_the_waiters_of_the_channel_a_message_names(with_redi
     assert left == 0, "a waiter that left is forgotten"
 
 
+@pytest.mark.redis
+def test_the_hub_stops_with_its_event_loop_even_if_a_read_swallows_the_cancel(
+    with_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CI run hung in asyncio.run's close: the hub's task read on after being cancelled,
+    the cancel lost inside redis-py's read as its 5-s timeout ended.  Here every read
+    loses it, and the loop must still end."""
+    import threading
+
+    from redis.asyncio.client import PubSub
+
+    original = PubSub.get_message
+
+    async def swallowing(self: PubSub, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await original(self, *args, **kwargs)
+        except asyncio.CancelledError:
+            return None
+
+    monkeypatch.setattr(PubSub, "get_message", swallowing)
+
+    async def run() -> None:
+        hub = waiting.hub()
+        assert hub is not None
+        deadline = time.monotonic() + 5
+        while not hub.subscribed and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        assert hub.subscribed
+
+    done = threading.Event()
+
+    def closing() -> None:
+        asyncio.run(run())  # its close cancels the hub's task and waits for it
+        done.set()
+
+    threading.Thread(target=closing, daemon=True).start()
+    assert done.wait(15), "the hub's task outlived its event loop's close"
+
+
 def test_a_waiter_woken_between_two_waits_returns_at_once() -> None:
     async def run() -> tuple[bool, float, bool]:
         waiter = waiting.Waiter()

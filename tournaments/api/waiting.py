@@ -122,6 +122,12 @@ class Waiter:
         return woken
 
 
+def _cancel_requested() -> bool:
+    """Whether the running task has been asked to stop (a cancel not yet taken back)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
 class Hub:
     """This event loop's one Redis subscription, fanning messages out to waiters."""
 
@@ -177,6 +183,11 @@ class Hub:
                 await pubsub.psubscribe(notify.channel_pattern())
                 while True:
                     message = await pubsub.get_message(timeout=5.0)
+                    if _cancel_requested():
+                        # A cancel that came as the read's own 5-s timeout ended was
+                        # swallowed below us, and this loop would outlive its event loop
+                        # (a closing asyncio.run waited for it for ever, a CI run hung).
+                        raise asyncio.CancelledError
                     if message is None:
                         continue
                     kind = message.get("type")
