@@ -89,6 +89,7 @@ import statistics
 import sys
 import time
 import uuid
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -356,13 +357,14 @@ def counted(statuses: list[int]) -> str:
 
 def limits(bodies: list[bytes]) -> str:
     """Which limits 429 problems named (``connections_address``: the proxy in front)."""
-    found: dict[str, int] = {}
-    for body in bodies:
+
+    def named(body: bytes) -> str:
         try:
-            name = str(json.loads(body).get("limit"))
+            return str(json.loads(body).get("limit"))
         except ValueError:
-            name = "not a problem"
-        found[name] = found.get(name, 0) + 1
+            return "not a problem"
+
+    found = Counter(named(body) for body in bodies)
     return ", ".join(f"{n} {name}" for name, n in sorted(found.items())) or "none"
 
 

@@ -105,6 +105,22 @@ def proxy_config(folder: Path, upstream: str, port: int) -> Path:
 # -- processes ---------------------------------------------------------------------------------
 
 
+def _answering(url: str, process: Process, what: str, seconds: float) -> None:
+    """Wait until ``url``'s ``/healthz`` answers 200; stop the run if ``process`` ends or
+    ``seconds`` pass first."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not process.alive():
+            raise SystemExit(f"{what} stopped:\n" + process.tail())
+        try:
+            with urllib.request.urlopen(url + "/healthz", timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.2)
+    raise SystemExit(f"{what} did not answer in {seconds:.0f} s:\n" + process.tail())
+
+
 @dataclass
 class Process:
     """One process group started by the stack, its output in a log file."""
@@ -337,17 +353,8 @@ class Stack:
             env = self.env | ({"DATABASE_CONN_MAX_AGE": "60"} if server == "wsgi" else {})
         self.web = self._process("web", args, env)
         self.url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if not self.web.alive():
-                raise SystemExit("the web server stopped:\n" + self.web.tail())
-            try:
-                with urllib.request.urlopen(self.url + "/healthz", timeout=2) as answer:
-                    if answer.status == 200:
-                        return self.web
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                time.sleep(0.2)
-        raise SystemExit("the web server did not answer in 60 s:\n" + self.web.tail())
+        _answering(self.url, self.web, "the web server", 60)
+        return self.web
 
     def start_proxy(self) -> Process:
         """nginx in front of the web processes, with compose's own ``deploy/nginx.conf``
@@ -358,19 +365,9 @@ class Stack:
         port = free_port()
         config = proxy_config(self.folder / "nginx", urlparse(self.url).netloc, port)
         process = self._process("proxy", [nginx_program(), "-c", str(config), "-g", "daemon off;"])
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if not process.alive():
-                raise SystemExit("nginx stopped:\n" + process.tail())
-            try:
-                with urllib.request.urlopen(url + "/healthz", timeout=2) as answer:
-                    if answer.status == 200:
-                        self.url = url
-                        return process
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                time.sleep(0.2)
-        raise SystemExit("nginx did not answer in 30 s:\n" + process.tail())
+        self.url = f"http://127.0.0.1:{port}"
+        _answering(self.url, process, "nginx", 30)
+        return process
 
     def start_worker(self, name: str, *, beat: bool, concurrency: int = 2) -> Process:
         """``celery -A parlour worker`` (with beat if ``beat``), ready before returning."""
