@@ -62,11 +62,13 @@ def _long_poll_settings(settings: Any) -> Iterator[None]:
 
 @dataclass
 class LaterAction:
-    """Another client's action, sent from a thread ``ACT_AFTER`` seconds after it starts."""
+    """Another client's action, sent from a thread ``ACT_AFTER`` seconds after it starts
+    (or, given ``ready``, after ``ready`` is set: the waiter under test has read once)."""
 
     world: ClubWorld
     game_id: int
     name: str
+    ready: threading.Event | None = None
     status: int | None = None
     body: Any = None
     error: BaseException | None = None
@@ -78,6 +80,8 @@ class LaterAction:
 
     def _run(self) -> None:
         try:
+            if self.ready is not None and not self.ready.wait(30):
+                raise TimeoutError("the waiter under test never read the game")
             time.sleep(ACT_AFTER)
             game = Game.objects.get(pk=self.game_id)
             self.status, self.body, _ = act(
@@ -102,12 +106,15 @@ def long_poll(api: Api, game: Game, query: str, token: str | None) -> tuple[int,
     return status, body, time.monotonic() - started
 
 
-def a_move_in_a_moment(world: ClubWorld) -> tuple[Game, int, str, LaterAction]:
-    """A tournament game, its sequence, a waiting player's token, and the drawer about to act."""
+def a_move_in_a_moment(
+    world: ClubWorld, ready: threading.Event | None = None
+) -> tuple[Game, int, str, LaterAction]:
+    """A tournament game, its sequence, a waiting player's token, and the drawer about to act
+    (``ACT_AFTER`` seconds from now, or after ``ready`` is set)."""
     _, game = tournament_game(world)
     _, name = drawer(world, game)
     waiting = next(n for n in ("alice", "bob", "carol") if n != name)
-    return game, game.sequence, world.tokens[waiting], LaterAction(world, game.pk, name)
+    return game, game.sequence, world.tokens[waiting], LaterAction(world, game.pk, name, ready)
 
 
 def long_poll_across_a_move(world: ClubWorld, api: Api) -> tuple[Game, dict[str, Any], str]:
