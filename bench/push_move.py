@@ -1,0 +1,280 @@
+"""What one push-channel move costs the web process, in process (issue 24).
+
+    .venv/bin/python bench/push_move.py [--tables 8] [--moves 2000] [--profile 0]
+
+Creates its own database ``parlour_push_move`` on the local PostgreSQL (dropped at the
+end), migrates it, deals a one-round Old Maid tournament of two people a table (a series
+of 1,000 deals, as bench/load.py plays), and then plays it as the push channel's clients
+do, through :class:`tournaments.api.push.PushConsumer`'s own methods: the seat waited for
+sends its move (``act``: the sign-in check, the rates, the game's access, the command,
+the answer's view), the other seat is pushed its new view (``view``).  Those are the
+parts of a move that run in the web process's shared thread; the event loop's work
+(WebSocket framing, the hub, the hand-offs) is not here.
+
+It prints, per kind of move (one that ends a deal, which deals the next, and one that
+does not), the median and mean CPU time of the mover's ``act`` and of the other seat's
+pushed view, the statements each sends, and PostgreSQL's backend CPU a move. CPU time,
+not latency: the figures hold on a machine busy with other work, unlike bench/load.py's
+moves a second.  ``--profile N`` then plays as many moves again under cProfile (timed by
+CPU, not by the clock) and prints, over those that do not end a deal, the N functions with
+the most time of their own, and the N of Parlour's with the most time in all.
+
+Redis: the cache is database 15 of ``--redis`` (the request rates count there), flushed.
+docs/benchmarks.md ("HTTP load", issue 24) records its figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse, urlunparse
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # before bench/, whose engine.py would shadow the package
+
+DATABASE = "parlour_push_move"
+HIGH_RATE = "100000000/min"
+
+
+@dataclass
+class Costs:
+    """CPU seconds and statements of each timed part, per kind of move."""
+
+    cpu: dict[str, list[float]] = field(default_factory=dict)
+    statements: dict[str, list[int]] = field(default_factory=dict)
+    postgres: dict[str, float] = field(default_factory=dict)
+
+    def add(self, part: str, seconds: float, statements: int) -> None:
+        self.cpu.setdefault(part, []).append(seconds)
+        self.statements.setdefault(part, []).append(statements)
+
+
+@dataclass
+class Seat:
+    """A client of one seat: its consumer and the last view it was sent."""
+
+    consumer: Any
+    view: dict[str, Any]
+
+
+class StatementCounter:
+    """Counts the statements sent through Django's connection (BEGIN and COMMIT aside)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, execute: Callable[..., Any], *args: Any) -> Any:
+        self.count += 1
+        return execute(*args)
+
+
+def backend_cpu(pid: int) -> float:
+    """CPU seconds PostgreSQL's backend ``pid`` has used (user + system)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def consumer_for(user_id: int) -> Any:
+    """A push channel's consumer as its ``connect`` leaves it for a token's client."""
+    from django.contrib.auth.models import User
+
+    from tournaments.api.push import Caller, PushConsumer
+    from tournaments.models import ApiToken
+
+    user = User.objects.get(pk=user_id)
+    token = ApiToken.objects.filter(user=user).first()
+    consumer = PushConsumer.__new__(PushConsumer)
+    consumer.who = {"user": user, "auth": token, "refusal": None}
+    consumer.user = user
+    consumer.follows, consumer.waiters, consumer.told = {}, {}, {}
+    consumer.acting, consumer.extra, consumer.slots = set(), [], None
+    consumer.language = "en"
+    consumer.auth_checked = time.monotonic()
+    consumer.caller = Caller(user, token, {"REMOTE_ADDR": "127.0.0.1"})
+    return consumer
+
+
+def play(tables: int, moves: int, profile: int) -> None:
+    from django.db import connection
+
+    from bench.faults.players import choose_action, person_tables
+
+    _, seats = person_tables("push", tables, people_per_table=2, bots_per_table=0, deals=1000)
+    games: dict[int, int] = {}
+    at: dict[int, list[Seat]] = {}
+    for seat in seats:
+        games[seat.table] = seat.game
+        consumer = consumer_for(seat.user_id)
+        frame, _ = consumer.view(seat.game, -1)
+        at.setdefault(seat.table, []).append(Seat(consumer, frame["view"]))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = int(cursor.fetchone()[0])
+
+    rng = random.Random(24)
+    costs = Costs()
+    counter = StatementCounter()
+    profiled: pstats.Stats | None = None
+    done = warm = 0
+
+    def measured(call: Callable[[], Any]) -> tuple[Any, float, int]:
+        """``call()``'s result, the CPU seconds it took and the statements it sent."""
+        counter.count = 0
+        began = time.process_time()
+        result = call()
+        return result, time.process_time() - began, counter.count
+
+    def move(table: int) -> bool:
+        """The seat waited for moves and the other is pushed its view; False if none could."""
+        nonlocal profiled
+        game = games[table]
+        mover = next((s for s in at[table] if s.view["seat"] in s.view["waiting_for"]), None)
+        action = None if mover is None else choose_action(mover.view, rng)
+        if mover is None or action is None:
+            return False
+        others = [s for s in at[table] if s is not mover]
+        message = {
+            "type": "act",
+            "game": game,
+            "key": f"k-{rng.getrandbits(64):x}",
+            "expected_sequence": mover.view["sequence"],
+            "action": action,
+        }
+        warmed = warm >= 20 * tables
+        measuring = warmed and done < moves  # then, with --profile, as many under cProfile
+        # CPU time, not wall time: the waits for PostgreSQL and Redis are not this process's cost.
+        one = cProfile.Profile(time.process_time) if profile and warmed and not measuring else None
+        pg_before = backend_cpu(backend)
+        if one is not None:
+            one.enable()
+        with connection.execute_wrapper(counter):
+            answer, act_cpu, act_statements = measured(lambda: mover.consumer.act(game, message))
+            pushed = []
+            for other in others:
+                (frame, _), cpu, statements = measured(
+                    lambda other=other: other.consumer.view(game, other.view["sequence"])
+                )
+                pushed.append((cpu, statements))
+                if frame is not None:
+                    other.view = frame["view"]
+        if one is not None:
+            one.disable()
+        pg = backend_cpu(backend) - pg_before
+        mover.view = answer["view"]
+        ended = answer["view"]["status"] == "over"
+        if measuring:  # else warming up: the process's caches, PostgreSQL's prepared plans
+            kind = "ending a deal" if ended else "in a deal"
+            costs.add(f"act, {kind}", act_cpu, act_statements)
+            for cpu, statements in pushed:
+                costs.add(f"view, {kind}", cpu, statements)
+            costs.postgres[kind] = costs.postgres.get(kind, 0.0) + pg
+        if one is not None and not ended:
+            profiled = pstats.Stats(one) if profiled is None else profiled.add(one)
+        if ended:
+            following = answer["view"].get("next_game_id")
+            if following:
+                games[table] = following
+                for seat in at[table]:
+                    frame, _ = seat.consumer.view(following, -1)
+                    seat.view = frame["view"]
+        return True
+
+    while done < (2 * moves if profile else moves):
+        progressed = False
+        for table in at:
+            if move(table):
+                progressed = True
+                if warm >= 20 * tables:
+                    done += 1
+                else:
+                    warm += 1
+        if not progressed:
+            raise SystemExit("no seat could move: the tables are stuck")
+
+    done = min(done, moves)
+    print(f"{done} moves at {tables} tables of two (Old Maid), after {warm} to warm up")
+    print("part, kind of move          moves   CPU median   CPU mean   statements")
+    for part in sorted(costs.cpu):
+        values = costs.cpu[part]
+        median, mean = statistics.median(values) * 1000, statistics.mean(values) * 1000
+        statements = statistics.median(costs.statements[part])
+        print(f"{part:<28} {len(values):>5}   {median:7.2f} ms {mean:7.2f} ms   {statements:>5}")
+    ending = len(costs.cpu.get("act, ending a deal", []))
+    within = len(costs.cpu.get("act, in a deal", []))
+    total = sum(sum(v) for v in costs.cpu.values())
+    print(
+        f"in all: {total / max(done, 1) * 1000:.2f} ms of the web process's CPU a move"
+        f" (a deal ends every {done / max(ending, 1):.1f} moves)"
+    )
+    for kind, count in (("in a deal", within), ("ending a deal", ending)):
+        if count:
+            pg = costs.postgres.get(kind, 0.0) / count * 1000
+            print(f"PostgreSQL's backend, a move {kind}: {pg:.2f} ms")
+    if profiled is not None:
+        print(f"\ncProfile of {moves} more moves (those in a deal): the {profile} costliest")
+        profiled.sort_stats("tottime").print_stats(profile)
+        print("and Parlour's own functions by their whole time (what they call included):")
+        profiled.sort_stats("cumulative").print_stats(r"/(tournaments|events|engine)/", profile)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", default="postgres://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--tables", type=int, default=8)
+    parser.add_argument("--moves", type=int, default=2000)
+    parser.add_argument("--profile", type=int, default=0, help="print the N costliest functions")
+    args = parser.parse_args()
+
+    import psycopg
+    import redis
+
+    admin = urlparse(args.url)
+    own = urlunparse(admin._replace(path=f"/{DATABASE}"))
+    cache = urlunparse(urlparse(args.redis)._replace(path="/15"))
+    redis.Redis.from_url(cache).flushdb()
+    with psycopg.connect(args.url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {DATABASE}")
+    os.environ.update(
+        DATABASE_URL=own,
+        REDIS_URL=cache,
+        CELERY_BROKER_URL="memory://",
+        DEBUG="false",
+        SECRET_KEY="bench-push-move-" + "x" * 40,
+        ALLOWED_HOSTS="127.0.0.1",
+        DJANGO_SETTINGS_MODULE="parlour.settings",
+        LOG_LEVEL="WARNING",
+        PARLOUR_API_RATE_ADDRESS=HIGH_RATE,
+        PARLOUR_API_RATE_ANON=HIGH_RATE,
+        PARLOUR_API_RATE_TOKEN=HIGH_RATE,
+    )
+    os.environ.pop("PARLOUR_TEST_BOTH_BACKENDS", None)
+    try:
+        import django
+        from django.core.management import call_command
+
+        django.setup()
+        call_command("migrate", verbosity=0)
+        play(args.tables, args.moves, args.profile)
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        with psycopg.connect(args.url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+        redis.Redis.from_url(cache).flushdb()
+
+
+if __name__ == "__main__":
+    main()
