@@ -30,22 +30,24 @@ test: install lint chromium nginx messages
 	PARLOUR_TEST_BOTH_BACKENDS=1 CELERY_BROKER_URL=$${CELERY_BROKER_URL:-memory://} \
 		$(BIN)/python -m pytest
 
-## apt-get for the Debian packages the tests need: one at a time (two fresh clones' make
-## test at once failed on each other's dpkg lock), and waiting for any other dpkg user.
-APT_GET := flock /var/lock/parlour-apt-get.lock apt-get -o DPkg::Lock::Timeout=300
+## apt-get for the Debian packages the tests need: one of ours at a time (two fresh clones'
+## make test at once failed on each other's dpkg lock; flock waits up to 15 minutes), and an
+## install waits for any other dpkg user.  `apt-get update` has no such wait for its lists'
+## lock, so a failed update does not stop the install from trying the lists there are.
+APT_GET := flock -w 900 /var/lock/parlour-apt-get.lock apt-get -o DPkg::Lock::Timeout=300
 
 ## The browser tests drive Debian's Chromium: install it when missing and we are root
 ## (otherwise they skip with that reason; under CI=true a missing Chromium fails them).
 chromium:
 	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] \
-		|| ($(APT_GET) update -qq && $(APT_GET) install -y -qq chromium >/dev/null) \
+		|| ($(APT_GET) update -qq; $(APT_GET) install -y -qq chromium >/dev/null) \
 		|| echo "could not install chromium: the browser tests will say why they skip"
 
 ## The proxy's test runs compose's nginx file (deploy/nginx.conf) in a real nginx:
 ## installed when missing and we are root (otherwise it skips with that reason).
 nginx:
 	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || [ "$$(id -u)" != 0 ] \
-		|| ($(APT_GET) update -qq && RUNLEVEL=1 $(APT_GET) install -y -qq nginx-light >/dev/null) \
+		|| ($(APT_GET) update -qq; RUNLEVEL=1 $(APT_GET) install -y -qq nginx-light >/dev/null) \
 		|| echo "could not install nginx: the proxy's test will say why it skips"
 
 ## The translations (docs/i18n.md): locale/*/LC_MESSAGES/*.po compiled to .mo with GNU
@@ -55,7 +57,7 @@ messages: install gettext
 
 gettext:
 	@command -v msgfmt >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] \
-		|| ($(APT_GET) update -qq && $(APT_GET) install -y -qq gettext >/dev/null) \
+		|| ($(APT_GET) update -qq; $(APT_GET) install -y -qq gettext >/dev/null) \
 		|| echo "could not install gettext: the pages will be in English only"
 
 lint: install

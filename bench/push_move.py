@@ -13,13 +13,17 @@ parts of a move that run in the web process's shared thread; the event loop's wo
 
 It prints, per kind of move (one that ends a deal, which deals the next, and one that
 does not), the median and mean CPU time of the mover's ``act`` and of the other seat's
-pushed view, the statements each sends, and PostgreSQL's backend CPU a move. CPU time,
+pushed view, the statements each sends, and PostgreSQL's backend CPU a move (the next
+deal's first views aside); after a deal's end, each seat's first view of the next deal
+too, as a client following it is pushed one. CPU time,
 not latency: the figures hold on a machine busy with other work, unlike bench/load.py's
 moves a second.  ``--profile N`` then plays as many moves again under cProfile (timed by
 CPU, not by the clock) and prints, over those that do not end a deal, the N functions with
 the most time of their own, and the N of Parlour's with the most time in all.
 
-Redis: the cache is database 15 of ``--redis`` (the request rates count there), flushed.
+``--database`` (default ``parlour_push_move``) is made and dropped, and the Redis database
+``--cache-db`` (default 15) of ``--redis`` is the cache, where the request rates count:
+flushed before and after, so that two runs on one server keep apart.
 docs/benchmarks.md ("HTTP load", issue 24) records its figures.
 """
 
@@ -180,12 +184,17 @@ def play(tables: int, moves: int, profile: int) -> None:
             costs.postgres[kind] = costs.postgres.get(kind, 0.0) + pg
         if one is not None and not ended:
             profiled = pstats.Stats(one) if profiled is None else profiled.add(one)
-        if ended:
+        if ended:  # each client follows the next deal and is pushed its first view
             following = answer["view"].get("next_game_id")
             if following:
                 games[table] = following
                 for seat in at[table]:
-                    frame, _ = seat.consumer.view(following, -1)
+                    with connection.execute_wrapper(counter):
+                        (frame, _), cpu, statements = measured(
+                            lambda seat=seat: seat.consumer.view(following, -1)
+                        )
+                    if measuring:
+                        costs.add("view of the next deal", cpu, statements)
                     seat.view = frame["view"]
         return True
 
@@ -221,7 +230,7 @@ def play(tables: int, moves: int, profile: int) -> None:
             pg = costs.postgres.get(kind, 0.0) / count * 1000
             print(f"PostgreSQL's backend, a move {kind}: {pg:.2f} ms")
     if profiled is not None:
-        print(f"\ncProfile of {moves} more moves (those in a deal): the {profile} costliest")
+        print(f"\ncProfile of {moves} more moves, those within a deal: the {profile} costliest")
         profiled.sort_stats("tottime").print_stats(profile)
         print("and Parlour's own functions by their whole time (what they call included):")
         profiled.sort_stats("cumulative").print_stats(r"/(tournaments|events|engine)/", profile)
@@ -231,6 +240,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--database", default=DATABASE, help="the run's own (made, dropped)")
+    parser.add_argument("--cache-db", type=int, default=15, help="Redis database (flushed)")
     parser.add_argument("--tables", type=int, default=8)
     parser.add_argument("--moves", type=int, default=2000)
     parser.add_argument("--profile", type=int, default=0, help="print the N costliest functions")
@@ -240,12 +251,12 @@ def main() -> None:
     import redis
 
     admin = urlparse(args.url)
-    own = urlunparse(admin._replace(path=f"/{DATABASE}"))
-    cache = urlunparse(urlparse(args.redis)._replace(path="/15"))
+    own = urlunparse(admin._replace(path=f"/{args.database}"))
+    cache = urlunparse(urlparse(args.redis)._replace(path=f"/{args.cache_db}"))
     redis.Redis.from_url(cache).flushdb()
     with psycopg.connect(args.url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DATABASE}")
+        conn.execute(f"DROP DATABASE IF EXISTS {args.database} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {args.database}")
     os.environ.update(
         DATABASE_URL=own,
         REDIS_URL=cache,
@@ -272,7 +283,7 @@ def main() -> None:
 
         connections.close_all()
         with psycopg.connect(args.url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+            conn.execute(f"DROP DATABASE IF EXISTS {args.database} WITH (FORCE)")
         redis.Redis.from_url(cache).flushdb()
 
 

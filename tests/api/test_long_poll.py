@@ -63,7 +63,7 @@ def _long_poll_settings(settings: Any) -> Iterator[None]:
 @dataclass
 class LaterAction:
     """Another client's action, sent from a thread ``ACT_AFTER`` seconds after it starts
-    (or, given ``ready``, after ``ready`` is set: the waiter under test has read once)."""
+    (or, given ``ready``, after ``ready`` is set: the waiter under test is waiting)."""
 
     world: ClubWorld
     game_id: int
@@ -80,8 +80,8 @@ class LaterAction:
 
     def _run(self) -> None:
         try:
-            if self.ready is not None and not self.ready.wait(30):
-                raise TimeoutError("the waiter under test never read the game")
+            if self.ready is not None and not self.ready.wait(10):
+                raise TimeoutError("the waiter under test never began to wait")
             time.sleep(ACT_AFTER)
             game = Game.objects.get(pk=self.game_id)
             self.status, self.body, _ = act(
@@ -96,6 +96,7 @@ class LaterAction:
         self.thread.join(15)
         if self.error is not None:
             raise self.error
+        assert not self.thread.is_alive(), "the other client's action did not end in 15 s"
         return self.status, self.body
 
 

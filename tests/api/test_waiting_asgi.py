@@ -31,7 +31,7 @@ from tests.api.test_long_poll import (
 )
 from tests.factories import ClubWorld as World
 from tests.factories import tournament_game
-from tournaments.api import streams, waiting
+from tournaments.api import waiting
 from tournaments.workers import notify
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -111,7 +111,7 @@ async def follow_stream(path: str, token: str | None, field: str) -> list[tuple[
     assert start["status"] == 200, start
     frames = []
     while True:
-        message = await talk.receive_output(10)
+        message = await talk.receive_output(STREAM_SECONDS + 13)
         for line in message.get("body", b"").decode().splitlines():
             if line.startswith(f"{field}: "):
                 frames.append((time.monotonic(), line[len(field) + 2 :]))
@@ -255,32 +255,31 @@ def test_a_client_that_goes_away_gives_its_long_polls_slot_back(
     assert asgi_get(path.replace("wait=20", "wait=0.1"), token)[0] == 200
 
 
-#: How long the hub tests' streams last: well past a move on a loaded machine, well before
-#: the stream's own next read (RECHECK_SECONDS, set to 10 s there).
+#: How long the hub tests' streams last: well past a move on a loaded machine, and short of
+#: the streams' next read unwoken (RECHECK_SECONDS, set to 10 s there).  A stream reads once
+#: more at its end, so a frame counts only if it arrived before then.
 STREAM_SECONDS = 7
 
 
-def read_once(monkeypatch: pytest.MonkeyPatch, kind: str, streams_: int = 1) -> threading.Event:
-    """An event set once ``streams_`` streams of ``kind`` (game, tournament, account) have
-    each read their feed: a move made after it can reach them only through the hub (or
-    their next read)."""
-    feed = {"game": streams.GameFeed, "tournament": streams.TournamentFeed}.get(
-        kind, streams.AccountFeed
-    )
-    read = threading.Event()
-    poll = feed.poll
-    polled_by: set[int] = set()
+def asleep_on_the_hub(monkeypatch: pytest.MonkeyPatch, waiters: int = 1) -> threading.Event:
+    """An event set once ``waiters`` waiters have each begun a wait on the subscribed hub
+    with no wake pending (the subscription's own wake, a tournament stream's new channels
+    and the first reads are behind them): a move made after it reaches those streams
+    before their end only through the hub's message."""
+    ready = threading.Event()
+    wait = waiting.Waiter.wait
+    asleep: set[int] = set()
 
-    def polled(self: Any) -> tuple[list[bytes], bool]:
-        try:
-            return poll(self)
-        finally:
-            polled_by.add(id(self))
-            if len(polled_by) >= streams_:
-                read.set()
+    async def waited(self: waiting.Waiter, timeout: float) -> bool:
+        found = waiting._hubs.get(asyncio.get_running_loop())
+        if found is not None and found.subscribed and not self._woken.is_set() and timeout > 1:
+            asleep.add(id(self))
+            if len(asleep) >= waiters:
+                ready.set()
+        return await wait(self, timeout)
 
-    monkeypatch.setattr(feed, "poll", polled)
-    return read
+    monkeypatch.setattr(waiting.Waiter, "wait", waited)
+    return ready
 
 
 @pytest.mark.redis
@@ -289,14 +288,14 @@ def test_an_asgi_stream_is_woken_by_the_hub_not_its_next_poll(
     kind: str, world: World, with_redis: str, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Between its reads a subscribed stream waits RECHECK_SECONDS (10 s here), and it ends
-    # after STREAM_SECONDS; the move is made only after the stream's first read.  So a
-    # move that arrives at all came by the hub's message (the game's channel, or its
-    # tournament's), not by a read.  The stream's life is the only bound on how soon, so
-    # that a loaded machine's slow move is not taken for a missed message (ci 9 of 12-04
-    # failed a bound of 1.5 s after the move).
+    # after STREAM_SECONDS; the move is made only once the stream waits on the subscribed
+    # hub.  So the move's frame, if it comes before the stream's last read at its end,
+    # came by the hub's message (the game's channel, or its tournament's).  That is the
+    # only bound on how soon, so that a loaded machine's slow move is not taken for a
+    # missed message (ci 9 of 12-04 failed a bound of 1.5 s after the move).
     monkeypatch.setattr(waiting, "RECHECK_SECONDS", 10.0)
     settings.PARLOUR_STREAM_POLL_SECONDS = 10.0
-    game, sequence, token, later = a_move_in_a_moment(world, read_once(monkeypatch, kind))
+    game, sequence, token, later = a_move_in_a_moment(world, asleep_on_the_hub(monkeypatch))
     assert game.table is not None
     if kind == "game":
         path = f"/api/v1/games/{game.pk}/stream?timeout={STREAM_SECONDS}&last_event_id={sequence}"
