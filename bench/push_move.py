@@ -21,8 +21,9 @@ moves a second.  ``--profile N`` then plays as many moves again under cProfile (
 CPU, not by the clock) and prints, over those that do not end a deal, the N functions with
 the most time of their own, and the N of Parlour's with the most time in all.
 
-``--database`` (default ``parlour_push_move``) is made and dropped, and the Redis database
-``--cache-db`` (default 15) of ``--redis`` is the cache, where the request rates count:
+It sets up as bench/load.py does (:class:`bench.faults.stack.Stack`, no processes): the
+database ``--database`` (default ``parlour_push_move``) made, migrated and dropped, the Redis
+databases ``--cache-db`` (15, where the request rates count) and ``--broker-db`` (10)
 flushed before and after, so that two runs on one server keep apart.
 docs/benchmarks.md ("HTTP load", issue 24) records its figures.
 """
@@ -41,13 +42,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse, urlunparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # before bench/, whose engine.py would shadow the package
 
-DATABASE = "parlour_push_move"
-HIGH_RATE = "100000000/min"
+from bench.faults.stack import DEFAULT_PG, DEFAULT_REDIS, Stack  # noqa: E402
 
 
 @dataclass
@@ -72,7 +71,10 @@ class Seat:
 
 
 class StatementCounter:
-    """Counts the statements sent through Django's connection (BEGIN and COMMIT aside)."""
+    """Counts the statements sent through Django's connection (BEGIN and COMMIT aside).
+
+    Not Django's CaptureQueriesContext: it turns on the debug cursor, whose formatting of
+    each statement's SQL would be timed with the move."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -238,53 +240,20 @@ def play(tables: int, moves: int, profile: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="postgres://postgres@127.0.0.1:5432/postgres")
-    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
-    parser.add_argument("--database", default=DATABASE, help="the run's own (made, dropped)")
+    parser.add_argument("--url", default=DEFAULT_PG, help="PostgreSQL (an admin connection)")
+    parser.add_argument("--redis", default=DEFAULT_REDIS)
+    parser.add_argument("--database", default="parlour_push_move", help="made and dropped")
     parser.add_argument("--cache-db", type=int, default=15, help="Redis database (flushed)")
+    parser.add_argument("--broker-db", type=int, default=10, help="Redis database (flushed)")
+    parser.add_argument("--keep", action="store_true", help="keep the database")
     parser.add_argument("--tables", type=int, default=8)
     parser.add_argument("--moves", type=int, default=2000)
     parser.add_argument("--profile", type=int, default=0, help="print the N costliest functions")
     args = parser.parse_args()
-
-    import psycopg
-    import redis
-
-    admin = urlparse(args.url)
-    own = urlunparse(admin._replace(path=f"/{args.database}"))
-    cache = urlunparse(urlparse(args.redis)._replace(path=f"/{args.cache_db}"))
-    redis.Redis.from_url(cache).flushdb()
-    with psycopg.connect(args.url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {args.database} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {args.database}")
-    os.environ.update(
-        DATABASE_URL=own,
-        REDIS_URL=cache,
-        CELERY_BROKER_URL="memory://",
-        DEBUG="false",
-        SECRET_KEY="bench-push-move-" + "x" * 40,
-        ALLOWED_HOSTS="127.0.0.1",
-        DJANGO_SETTINGS_MODULE="parlour.settings",
-        LOG_LEVEL="WARNING",
-        PARLOUR_API_RATE_ADDRESS=HIGH_RATE,
-        PARLOUR_API_RATE_ANON=HIGH_RATE,
-        PARLOUR_API_RATE_TOKEN=HIGH_RATE,
-    )
-    os.environ.pop("PARLOUR_TEST_BOTH_BACKENDS", None)
-    try:
-        import django
-        from django.core.management import call_command
-
-        django.setup()
-        call_command("migrate", verbosity=0)
+    # The load runs' stack, without its processes: the database made, migrated and dropped,
+    # the Redis databases flushed, the same settings (throttles counting, never refusing).
+    with Stack.from_args(args.database, args):
         play(args.tables, args.moves, args.profile)
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        with psycopg.connect(args.url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {args.database} WITH (FORCE)")
-        redis.Redis.from_url(cache).flushdb()
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ from tests.factories import (
 )
 from tests.service.play import play, step
 from tournaments import sql
-from tournaments.api import waiting
 from tournaments.models import AccountNotice, Game
 from tournaments.play import feed
 
@@ -318,14 +317,11 @@ def test_an_asgi_account_stream_is_woken_by_its_logins_channel(
     from conftest import redis_url
     from tests.api.test_waiting_asgi import STREAM_SECONDS, asleep_on_the_hub, follow_stream
 
-    # Between reads a subscribed stream waits RECHECK_SECONDS (10 s here), and it ends
-    # after STREAM_SECONDS: a turn that arrives at all came by the message on the login's
-    # channel (as tests/api/test_waiting_asgi.py's hub tests: the move is made once both
-    # streams wait on the subscribed hub, and must arrive before their last read).
+    # As tests/api/test_waiting_asgi.py's hub tests: the move is made once both streams
+    # wait on the subscribed hub, and a turn that arrives before their last read, at their
+    # end, came by the message on the login's channel.
     settings.REDIS_URL = redis_url()
-    monkeypatch.setattr(waiting, "RECHECK_SECONDS", 10.0)
-    settings.PARLOUR_STREAM_POLL_SECONDS = 10.0
-    game, _, _, later = a_move_in_a_moment(world, asleep_on_the_hub(monkeypatch, 2))
+    game, _, _, later = a_move_in_a_moment(world, asleep_on_the_hub(monkeypatch, settings, 2))
     names = [n for n in ("alice", "bob", "carol") if n != later.name]
     lasts = {n: str(feed.last_position(world.users[n].pk)) for n in names}
 

@@ -256,22 +256,28 @@ def test_a_client_that_goes_away_gives_its_long_polls_slot_back(
 
 
 #: How long the hub tests' streams last: well past a move on a loaded machine, and short of
-#: the streams' next read unwoken (RECHECK_SECONDS, set to 10 s there).  A stream reads once
-#: more at its end, so a frame counts only if it arrived before then.
+#: the streams' next read unwoken (:data:`UNWOKEN_READ_SECONDS`).  A stream reads once more
+#: at its end, so a frame counts only if it arrived before then.
 STREAM_SECONDS = 7
+UNWOKEN_READ_SECONDS = 10.0
 
 
-def asleep_on_the_hub(monkeypatch: pytest.MonkeyPatch, waiters: int = 1) -> threading.Event:
-    """An event set once ``waiters`` waiters have each begun a wait on the subscribed hub
-    with no wake pending (the subscription's own wake, a tournament stream's new channels
-    and the first reads are behind them): a move made after it reaches those streams
-    before their end only through the hub's message."""
+def asleep_on_the_hub(
+    monkeypatch: pytest.MonkeyPatch, settings: Any, waiters: int = 1
+) -> threading.Event:
+    """Streams that read again unwoken only after :data:`UNWOKEN_READ_SECONDS`, and an
+    event set once ``waiters`` waiters have each begun a wait on the subscribed hub with no
+    wake pending (the subscription's own wake, a tournament stream's new channels and the
+    first reads are behind them): a move made after it reaches those streams before their
+    end only through the hub's message."""
+    monkeypatch.setattr(waiting, "RECHECK_SECONDS", UNWOKEN_READ_SECONDS)
+    settings.PARLOUR_STREAM_POLL_SECONDS = UNWOKEN_READ_SECONDS
     ready = threading.Event()
     wait = waiting.Waiter.wait
     asleep: set[int] = set()
 
     async def waited(self: waiting.Waiter, timeout: float) -> bool:
-        found = waiting._hubs.get(asyncio.get_running_loop())
+        found = waiting.hub()  # the stream's own: made when it began to listen
         if found is not None and found.subscribed and not self._woken.is_set() and timeout > 1:
             asleep.add(id(self))
             if len(asleep) >= waiters:
@@ -287,15 +293,14 @@ def asleep_on_the_hub(monkeypatch: pytest.MonkeyPatch, waiters: int = 1) -> thre
 def test_an_asgi_stream_is_woken_by_the_hub_not_its_next_poll(
     kind: str, world: World, with_redis: str, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Between its reads a subscribed stream waits RECHECK_SECONDS (10 s here), and it ends
-    # after STREAM_SECONDS; the move is made only once the stream waits on the subscribed
-    # hub.  So the move's frame, if it comes before the stream's last read at its end,
-    # came by the hub's message (the game's channel, or its tournament's).  That is the
-    # only bound on how soon, so that a loaded machine's slow move is not taken for a
-    # missed message (ci 9 of 12-04 failed a bound of 1.5 s after the move).
-    monkeypatch.setattr(waiting, "RECHECK_SECONDS", 10.0)
-    settings.PARLOUR_STREAM_POLL_SECONDS = 10.0
-    game, sequence, token, later = a_move_in_a_moment(world, asleep_on_the_hub(monkeypatch))
+    # Between its reads a subscribed stream waits UNWOKEN_READ_SECONDS, and it ends after
+    # STREAM_SECONDS; the move is made only once the stream waits on the subscribed hub.
+    # So the move's frame, if it comes before the stream's last read at its end, came by
+    # the hub's message (the game's channel, or its tournament's).  That is the only bound
+    # on how soon, so that a loaded machine's slow move is not taken for a missed message
+    # (ci 9 of 12-04 failed a bound of 1.5 s after the move).
+    ready = asleep_on_the_hub(monkeypatch, settings)
+    game, sequence, token, later = a_move_in_a_moment(world, ready)
     assert game.table is not None
     if kind == "game":
         path = f"/api/v1/games/{game.pk}/stream?timeout={STREAM_SECONDS}&last_event_id={sequence}"
