@@ -9,15 +9,17 @@ PostgreSQL.  (The event store keeps its own statements: events/store.py.)
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from functools import cache
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 from django.contrib.auth.models import User
 from django.core.management.color import no_style
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Field
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Field, Model
 
 from events.store import StreamSet, settled_bound
 from tournaments.models import (
@@ -30,6 +32,8 @@ from tournaments.models import (
     TableSeat,
     Tournament,
 )
+
+_M = TypeVar("_M", bound=Model)
 
 #: The key of the advisory lock every creation of a club takes (:func:`lock_club_creation`).
 CLUB_CREATION_LOCK = 0x5061726C  # "Parl"
@@ -89,9 +93,39 @@ def game_row(game_id: int, using: str = DEFAULT_DB_ALIAS) -> Game | None:
     ``filter(pk=…).first()`` cost several times the query's own round trip.
     """
     query = f"SELECT {_columns(Game)} FROM {Game._meta.db_table} WHERE id = %s"
-    for game in Game.objects.using(using).raw(query, [game_id]):
-        return game
-    return None
+    found = _one(query, [game_id], using)
+    return None if found is None else _instance(Game, found, using)
+
+
+#: Per connection and model, each column's converters (the database's and the field's own,
+#: ``from_db_value``): what ``QuerySet.raw()`` works out again for every query it runs.
+_converters: weakref.WeakKeyDictionary[
+    BaseDatabaseWrapper, dict[type[Any], list[tuple[int, Any, list[Any]]]]
+] = weakref.WeakKeyDictionary()
+
+
+def _instance(model: type[_M], row: Sequence[Any], using: str) -> _M:
+    """An instance of ``model`` from a row of its :func:`_columns`, as the ORM would load it.
+
+    ``model.objects.raw()`` did this for :func:`game_row`, but worked out each column's
+    converters for every row: half of the read's CPU (bench/push_move.py, issue 24).
+    """
+    connection = connections[using]
+    known = _converters.setdefault(connection, {})
+    fields = known.get(model)
+    if fields is None:
+        fields = []
+        for index, field in enumerate(model._meta.concrete_fields):
+            column = field.get_col(model._meta.db_table)
+            found = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+            if found:
+                fields.append((index, column, found))
+        known[model] = fields
+    values = list(row)
+    for index, column, found in fields:
+        for convert in found:
+            values[index] = convert(values[index], column, connection)
+    return model.from_db(using, [f.attname for f in model._meta.concrete_fields], values)
 
 
 def update_game(game: Game, names: Iterable[str], using: str = DEFAULT_DB_ALIAS) -> None:

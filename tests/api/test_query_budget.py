@@ -7,6 +7,7 @@ figures depend on how few there are.  They count statements, not time.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
@@ -73,3 +74,42 @@ def test_an_action_costs_twelve_statements_from_begin_to_after_the_commit(
     # which the answer's view uses too (issue 22: which seats a bot plays).  The view
     # comes from the state the command folded.
     assert len(sql) <= 12, "\n".join(sql)
+
+
+def test_a_move_that_ends_a_deal_and_deals_the_next_costs_37_statements_and_three_savepoints(
+    api: Api,
+) -> None:
+    """A deal's last move also runs the series hook and deals the next game, in its own
+    transaction.  The hook and the deal take no savepoints of their own (issue 24: they
+    were two statements each); the event store's appends keep theirs, which let a lost
+    race answer with the first outcome."""
+    world = club_world()
+    _, game = tournament_game(world, names=("alice", "bob"), deals=3)
+    ending: list[str] | None = None
+    for number in range(200):
+        name = waited_name(world, game)
+        token = world.tokens[name]
+        _, view, _ = api.get(f"/api/v1/games/{game.pk}", token=token)
+        action = next(a for a in view["legal_actions"] if a["type"] != "arrange")
+        move = {"action": action, "expected_sequence": view["sequence"]}
+        key = {"Idempotency-Key": f"end-{number}"}
+        (status, body, _), sql = statements(
+            partial(api.post, f"/api/v1/games/{game.pk}/actions", move, token=token, headers=key)
+        )
+        assert status == 200, body
+        if body["view"]["status"] == "over":
+            assert body["view"]["next_game_id"] is not None  # the hook dealt the next
+            ending = sql
+            break
+    assert ending is not None, "the deal did not end in 200 moves"
+    savepoints = [q for q in ending if q.startswith("SAVEPOINT")]
+    # One for each append: the move's, the next game's commitment, the next deal's.
+    assert len(savepoints) == 3, "\n".join(ending)
+    # The twelve of a move (above); the finished game's deal read for its seed; the hook's
+    # reads and locks (the table's round and tournament, the three rows locked, the
+    # series' results, the seats), the next seed's commitment (its read, the table's
+    # UPDATE, its append), the client seeds, the new row, its deal's append, projection,
+    # players and account notices; after the commit, the new game's seats, the round
+    # (is it over?), and for the answer's view the round (revealed?), the deal read for
+    # its seed and the next game's id.
+    assert len(ending) <= 37, "\n".join(ending)

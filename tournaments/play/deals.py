@@ -151,7 +151,9 @@ def _store_new_game(
     *,
     resolve_chance: bool = True,
 ) -> Game:
-    with transaction.atomic():
+    # No savepoint when the series hook deals inside a move's transaction: a failure here
+    # fails that whole transaction, nothing catches it and goes on.
+    with transaction.atomic(savepoint=False):
         deal = events[0]
         game = Game.objects.create(
             kind=engine.id, seats=deal["seats"], dealer=deal["dealer"], options=deal["options"]

@@ -139,7 +139,9 @@ def game_over(game: Game) -> None:
     table_id = play.table_id_of(game)
     if table_id is None:
         return
-    with transaction.atomic():
+    # No savepoint inside the move's transaction (two statements at every game's end):
+    # nothing here is caught and survived, a failure fails the move that ended the game.
+    with transaction.atomic(savepoint=False):
         round_id, tournament_id = (
             Table.objects.filter(pk=table_id).values_list("round_id", "round__tournament_id").get()
         )
