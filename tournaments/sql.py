@@ -234,6 +234,36 @@ def table_round(table: int, using: str = DEFAULT_DB_ALIAS) -> TableRound | None:
     )
 
 
+def table_tournament_shared(
+    table: int, using: str = DEFAULT_DB_ALIAS
+) -> tuple[Tournament, Round] | None:
+    """Table ``table``'s tournament and round, in one statement, the tournament's row
+    locked ``FOR KEY SHARE`` until the end of the caller's transaction; ``None`` if there
+    is no such table.
+
+    The series hook reads them at every game's end.  ``FOR KEY SHARE`` conflicts only
+    with ``FOR UPDATE``, the lock every organiser's change of a tournament takes first
+    (``services.base._lock``): the hooks of many tables hold it at once, none of them
+    waits for another (they did, all the tables of a tournament, while each hook held the
+    row ``FOR UPDATE``: issue 24), and no organiser's change runs beside any of them.
+    SQLite: no row locks; its transactions hold the database's one write lock.
+    """
+    connection = connections[using]
+    lock = " FOR KEY SHARE OF t" if connection.vendor == "postgresql" else ""
+    query = (
+        f"SELECT {_columns(Tournament, 't')}, {_columns(Round, 'r')}"
+        f" FROM {Table._meta.db_table} tb"
+        f" JOIN {Round._meta.db_table} r ON r.id = tb.round_id"
+        f" JOIN {Tournament._meta.db_table} t ON t.id = r.tournament_id"
+        f" WHERE tb.id = %s{lock}"
+    )
+    found = _one(query, [table], using)
+    if found is None:
+        return None
+    split = len(Tournament._meta.concrete_fields)
+    return _instance(Tournament, found[:split], using), _instance(Round, found[split:], using)
+
+
 def tournament_game_streams(tournament_id: int) -> StreamSet:
     """The game streams of tournament ``tournament_id``, as a query the store reads in the
     same statement as the events: a game dealt in the same transaction as another game's

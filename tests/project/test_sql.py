@@ -8,7 +8,7 @@ from datetime import timedelta
 import psycopg
 import pytest
 from django.contrib.auth.models import User
-from django.db import connections
+from django.db import connections, transaction
 from django.utils import timezone
 
 from events.store import NewEvent, append, read_all
@@ -120,6 +120,21 @@ def test_table_round_reads_the_table_s_round_and_tournament(store_alias: str) ->
         False,
     )
     assert sql.table_round(table.pk + 1000, store_alias) is None
+
+
+def test_table_tournament_shared_reads_the_rows_as_the_orm_does(store_alias: str) -> None:
+    _, _, table = _seated(store_alias)
+    round_ = Round.objects.using(store_alias).get(pk=table.round_id)
+    tournament = Tournament.objects.using(store_alias).get(pk=round_.tournament_id)
+    with transaction.atomic(using=store_alias):
+        found = sql.table_tournament_shared(table.pk, store_alias)
+        assert sql.table_tournament_shared(table.pk + 1000, store_alias) is None
+    assert found is not None
+    for loaded, row in zip(found, (tournament, round_), strict=True):
+        fields = type(row)._meta.concrete_fields
+        assert [getattr(loaded, f.attname) for f in fields] == [
+            getattr(row, f.attname) for f in fields
+        ]
 
 
 def test_token_is_live_until_revoked_or_its_login_is_inactive(store_alias: str) -> None:

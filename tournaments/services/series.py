@@ -24,7 +24,7 @@ from engine.contract import IllegalAction
 from engine.fairness import canonical_order, derive_deck, mix_seed
 from engine.registry import get_game
 from engine.series import SeriesFormat
-from tournaments import play
+from tournaments import play, sql
 from tournaments.models import Game, Round, Table, TableSeat, Tournament
 from tournaments.seating import duplicate_seed
 from tournaments.services.base import ServiceError
@@ -142,11 +142,12 @@ def game_over(game: Game) -> None:
     # No savepoint inside the move's transaction (two statements at every game's end):
     # nothing here is caught and survived, a failure fails the move that ended the game.
     with transaction.atomic(savepoint=False):
-        round_id, tournament_id = (
-            Table.objects.filter(pk=table_id).values_list("round_id", "round__tournament_id").get()
-        )
-        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-        round_ = Round.objects.select_for_update().get(pk=round_id)
+        # The tournament's row shared with the other tables' hooks, exclusive of every
+        # organiser's change (sql.table_tournament_shared); the table's own row exclusive.
+        rows = sql.table_tournament_shared(table_id)
+        if rows is None:
+            return
+        tournament, round_ = rows
         table = Table.objects.select_for_update().get(pk=table_id)
         if table.status == Table.Status.FINISHED:
             return
@@ -174,6 +175,10 @@ def game_over(game: Game) -> None:
         table.placings = series_rules.placings(fmt, results, seats)
         table.status = Table.Status.FINISHED
         table.save(update_fields=["placings", "status"])
+        # The round's last tables finish one after another: each sees those before it
+        # finished (its next statement reads what they committed), so one finishes the
+        # round.  Taken after the table's lock, and only by a table whose series is over.
+        round_ = Round.objects.select_for_update().get(pk=round_.pk)
         if Table.objects.filter(round=round_).exclude(status=Table.Status.FINISHED).exists():
             return
         round_.status = Round.Status.FINISHED
