@@ -9,7 +9,6 @@ PostgreSQL.  (The event store keeps its own statements: events/store.py.)
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from functools import cache
@@ -18,7 +17,6 @@ from typing import Any, NamedTuple, TypeVar, cast
 from django.contrib.auth.models import User
 from django.core.management.color import no_style
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Model
 
 from events.store import StreamSet, settled_bound
@@ -37,6 +35,10 @@ _M = TypeVar("_M", bound=Model)
 
 #: The key of the advisory lock every creation of a club takes (:func:`lock_club_creation`).
 CLUB_CREATION_LOCK = 0x5061726C  # "Parl"
+#: The first key of each tournament's advisory lock (the second: its id), :func:`lock_tournament`.
+TOURNAMENT_LOCKS = 0x546F7572  # "Tour"
+#: The second key is a 32-bit integer: ids beyond it share a key (and wait for each other).
+TOURNAMENT_KEYS = 2**31
 
 
 @cache
@@ -80,6 +82,26 @@ def lock_club_creation(using: str = DEFAULT_DB_ALIAS) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CLUB_CREATION_LOCK])
 
 
+def lock_tournament(tournament: int, using: str = DEFAULT_DB_ALIAS) -> None:
+    """Wait for, and hold until the end of the caller's transaction, tournament
+    ``tournament``'s advisory lock alone: every organiser's change takes it before it
+    locks the tournament's row (``services.base._lock``).
+
+    The series hooks share it (:func:`table_tournament_shared`).  PostgreSQL queues an
+    advisory lock's requests in order, so an organiser waits for the hooks running when it
+    asks, and the hooks that come after wait for it; a row's ``FOR UPDATE`` waiting behind
+    ``FOR KEY SHARE`` holders would let every new hook in first, and could wait as long as
+    the tables keep ending games.  SQLite: nothing to do (one write lock).
+    """
+    connection = connections[using]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(%s::integer, %s::integer)",
+                [TOURNAMENT_LOCKS, tournament % TOURNAMENT_KEYS],
+            )
+
+
 def ping(using: str = DEFAULT_DB_ALIAS) -> None:
     """One round trip to the database (the health check)."""
     with connections[using].cursor() as cursor:
@@ -97,21 +119,20 @@ def game_row(game_id: int, using: str = DEFAULT_DB_ALIAS) -> Game | None:
     return None if found is None else _instance(Game, found, using)
 
 
-#: Per connection and model, each column's converters (the database's and the field's own,
-#: ``from_db_value``): what ``QuerySet.raw()`` works out again for every query it runs.
-_converters: weakref.WeakKeyDictionary[
-    BaseDatabaseWrapper, dict[type[Any], list[tuple[int, Any, list[Any]]]]
-] = weakref.WeakKeyDictionary()
-
-
 def _instance(model: type[_M], row: Sequence[Any], using: str) -> _M:
     """An instance of ``model`` from a row of its :func:`_columns`, as the ORM would load it.
 
     ``model.objects.raw()`` did this for :func:`game_row`, but worked out each column's
-    converters for every row: half of the read's CPU (bench/push_move.py, issue 24).
+    converters (the database's and the field's own ``from_db_value``) for every row: half
+    of the read's CPU (bench/push_move.py, issue 24).  Here they are worked out once per
+    connection and model.
     """
     connection = connections[using]
-    known = _converters.setdefault(connection, {})
+    # Kept on the connection object (one per thread): SQLite's converters are bound to
+    # it, so a cache outside it would keep every thread's connection alive.
+    known: dict[type[Any], list[tuple[int, Any, list[Any]]]] = connection.__dict__.setdefault(
+        "parlour_converters", {}
+    )
     fields = known.get(model)
     if fields is None:
         fields = []
@@ -237,19 +258,30 @@ def table_round(table: int, using: str = DEFAULT_DB_ALIAS) -> TableRound | None:
 def table_tournament_shared(
     table: int, using: str = DEFAULT_DB_ALIAS
 ) -> tuple[Tournament, Round] | None:
-    """Table ``table``'s tournament and round, in one statement, the tournament's row
-    locked ``FOR KEY SHARE`` until the end of the caller's transaction; ``None`` if there
-    is no such table.
+    """Table ``table``'s tournament and round, the tournament's advisory lock
+    (:func:`lock_tournament`) shared and its row locked ``FOR KEY SHARE`` until the end of
+    the caller's transaction; ``None`` if there is no such table.
 
-    The series hook reads them at every game's end.  ``FOR KEY SHARE`` conflicts only
-    with ``FOR UPDATE``, the lock every organiser's change of a tournament takes first
-    (``services.base._lock``): the hooks of many tables hold it at once, none of them
+    The series hook reads them at every game's end.  Both locks conflict only with an
+    organiser's (the advisory lock alone, then the row ``FOR UPDATE``:
+    ``services.base._lock``): the hooks of many tables hold them at once, none of them
     waits for another (they did, all the tables of a tournament, while each hook held the
     row ``FOR UPDATE``: issue 24), and no organiser's change runs beside any of them.
     SQLite: no row locks; its transactions hold the database's one write lock.
     """
     connection = connections[using]
-    lock = " FOR KEY SHARE OF t" if connection.vendor == "postgresql" else ""
+    postgres = connection.vendor == "postgresql"
+    if postgres:
+        # The tournament's advisory lock shared first, in a statement of its own: the
+        # read below then sees what an organiser it waited for committed.
+        _one(
+            f"SELECT pg_advisory_xact_lock_shared(%s::integer, (r.tournament_id %% %s)::integer)"
+            f" FROM {Table._meta.db_table} tb JOIN {Round._meta.db_table} r"
+            " ON r.id = tb.round_id WHERE tb.id = %s",
+            [TOURNAMENT_LOCKS, TOURNAMENT_KEYS, table],
+            using,
+        )
+    lock = " FOR KEY SHARE OF t" if postgres else ""
     query = (
         f"SELECT {_columns(Tournament, 't')}, {_columns(Round, 'r')}"
         f" FROM {Table._meta.db_table} tb"

@@ -320,9 +320,14 @@ def test_a_cached_state_is_not_trusted_for_a_stream_it_does_not_match() -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_kept_fold_of_the_event_the_row_names_is_the_state_with_no_read_of_the_stream() -> None:
-    game = service.create_game("old_maid", 2)
-    step(game, random.Random(1))  # committed: this process keeps the new state
-    row = service.game_row(game.pk)
+    for _ in range(50):
+        game = service.create_game("old_maid", 2)
+        step(game, random.Random(1))  # committed: this process keeps the new state
+        row = service.game_row(game.pk)
+        # A running game: a finished one's view reads its deal for the seed it reveals (a
+        # random deal of two seats can end at its first move: ci of 2026-12-05).
+        if row is not None and not row.is_over:
+            break
     assert row is not None and row.last_event == events_of(game)[-1].position.id
     with CaptureQueriesContext(connection) as captured:
         view = service.game_view(row, 0, at_row=True)

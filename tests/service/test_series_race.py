@@ -10,6 +10,8 @@ must be finished, by one of them.
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -101,15 +103,7 @@ def test_the_hook_s_lock_lets_other_hooks_in_and_keeps_an_organiser_s_change_out
     made: dict[str, Any] = finish(start({"do": "setup", "tables": 1}, _env(tmp_path), SCRIPT))
     table = Table.objects.using(PG).get(round_id=made["round"])
     tournament = Round.objects.using(PG).get(pk=made["round"]).tournament_id
-    settings = connections[PG].settings_dict
-    other = psycopg.connect(
-        host=settings["HOST"] or "127.0.0.1",
-        port=int(settings["PORT"] or 5432),
-        dbname=settings["NAME"],
-        user=settings["USER"],
-        password=settings.get("PASSWORD") or None,
-        autocommit=True,
-    )
+    other = _connect()
 
     def granted(lock: str) -> bool:
         """Whether the other connection gets ``lock`` on the tournament's row now."""
@@ -132,3 +126,67 @@ def test_the_hook_s_lock_lets_other_hooks_in_and_keeps_an_organiser_s_change_out
         assert granted("FOR UPDATE")  # the hook's transaction over: the organiser's turn
     finally:
         other.close()
+
+
+def test_an_organiser_waiting_for_a_hook_goes_before_the_hooks_that_come_after(
+    tmp_path: Path,
+) -> None:
+    """The tournament's advisory lock queues in order (sql.lock_tournament): a hook that
+    comes while an organiser waits for the hooks before it waits for the organiser, so
+    tables that keep ending games cannot keep an organiser's change out for ever."""
+    made: dict[str, Any] = finish(start({"do": "setup", "tables": 1}, _env(tmp_path), SCRIPT))
+    table = Table.objects.using(PG).get(round_id=made["round"])
+    tournament = Round.objects.using(PG).get(pk=made["round"]).tournament_id
+    organiser, later = _connect(), _connect()
+    waiting = threading.Event()
+    locked: list[float] = []
+
+    def organiser_change() -> None:
+        with organiser.transaction():
+            waiting.set()
+            organiser.execute(
+                "SELECT pg_advisory_xact_lock(%s::integer, %s::integer)",
+                [sql.TOURNAMENT_LOCKS, tournament % sql.TOURNAMENT_KEYS],
+            )
+            locked.append(time.monotonic())
+
+    try:
+        with transaction.atomic(using=PG):
+            assert sql.table_tournament_shared(table.pk, PG) is not None  # a hook, running
+            change = threading.Thread(target=organiser_change)
+            change.start()
+            waiting.wait(10)
+            deadline = time.monotonic() + 10
+            while not _waits_for_a_lock(later, organiser) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert not locked, "the organiser went before the running hook"
+            with later.transaction():  # a hook that comes now: queued behind the organiser
+                (shared,) = later.execute(
+                    "SELECT pg_try_advisory_xact_lock_shared(%s::integer, %s::integer)",
+                    [sql.TOURNAMENT_LOCKS, tournament % sql.TOURNAMENT_KEYS],
+                ).fetchone() or (None,)
+            assert shared is False
+        change.join(10)
+        assert locked, "the organiser never had its turn"
+    finally:
+        organiser.close()
+        later.close()
+
+
+def _waits_for_a_lock(asking: psycopg.Connection[Any], waiter: psycopg.Connection[Any]) -> bool:
+    found = asking.execute(
+        "SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", [waiter.info.backend_pid]
+    ).fetchone()
+    return found is not None and found[0] == "Lock"
+
+
+def _connect() -> psycopg.Connection[Any]:
+    settings = connections[PG].settings_dict
+    return psycopg.connect(
+        host=settings["HOST"] or "127.0.0.1",
+        port=int(settings["PORT"] or 5432),
+        dbname=settings["NAME"],
+        user=settings["USER"],
+        password=settings.get("PASSWORD") or None,
+        autocommit=True,
+    )

@@ -1,13 +1,17 @@
 """What every tournament use case shares: the refusal, the row locks, the lookups of a player.
 
-Rows are locked in one order everywhere — tournament, round, table — so
-concurrent organisers and game workers serialise instead of deadlocking.
+An organiser's change locks the tournament first (its advisory lock, then its row:
+:func:`_lock`), then its rounds and tables; the series hook, at a game's end, shares the
+tournament's locks, then locks its table, and only a table whose series is over its
+round (docs/tournaments.md, "Each table's series").  So concurrent organisers and game
+workers serialise instead of deadlocking.
 """
 
 from __future__ import annotations
 
 from django.utils.translation import gettext
 
+from tournaments import sql
 from tournaments.models import Player, Registration, Round, Tournament
 
 PlayerRef = Player | int
@@ -37,7 +41,9 @@ def _positive(value: int | None, name: str, *, allow_none: bool = False, least: 
 
 
 def _lock(tournament: Tournament) -> Tournament:
-    """The tournament row, locked for the rest of the transaction, fresh from the database."""
+    """The tournament row, locked for the rest of the transaction, fresh from the database
+    (its advisory lock first: :func:`tournaments.sql.lock_tournament`)."""
+    sql.lock_tournament(tournament.pk)
     return Tournament.objects.select_for_update().get(pk=tournament.pk)
 
 

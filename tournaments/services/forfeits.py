@@ -76,8 +76,8 @@ def record_timeout_forfeit(seat: TableSeat) -> Forfeit | None:
     """The clock handed ``seat`` to a bot: forfeit its series if the tournament says so.
 
     Called inside the clock's transaction, which holds the seat's row lock; it
-    locks nothing more (the lock order is tournament, round, table) and only
-    adds a row.  Once per series: a second hand-over adds nothing.
+    locks nothing more (an organiser locks the tournament before its tables)
+    and only adds a row.  Once per series: a second hand-over adds nothing.
     """
     tournament = seat.table.round.tournament
     if not tournament.timeout_forfeits:

@@ -284,6 +284,7 @@ def advance_bot_tournament(tournament_id: int) -> Round | None:
     run twice at once starts one round.
     """
     with transaction.atomic():
+        sql.lock_tournament(tournament_id)  # as every organiser's change (services.base._lock)
         tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
         if tournament is None or tournament.status != Tournament.Status.RUNNING:
             return None
