@@ -161,7 +161,7 @@ def test_a_lost_publish_only_delays_the_long_poll_until_the_next_database_read(
     dead = redis.Redis.from_url(REDIS_DOWN, socket_connect_timeout=0.2)
     client = notify._redis()
     assert client is not None
-    monkeypatch.setattr(client, "publish", dead.publish)
+    monkeypatch.setattr(client, "pipeline", dead.pipeline)
     monkeypatch.setattr(notify, "RECHECK_SECONDS", 0.5)
     with caplog.at_level(logging.WARNING, logger="tournaments.workers.notify"):
         long_poll_across_a_move(world, api)

@@ -266,10 +266,10 @@ def asleep_on_the_hub(
     monkeypatch: pytest.MonkeyPatch, settings: Any, waiters: int = 1
 ) -> threading.Event:
     """Streams that read again unwoken only after :data:`UNWOKEN_READ_SECONDS`, and an
-    event set once ``waiters`` waiters have each begun a wait on the subscribed hub with no
-    wake pending (the subscription's own wake, a tournament stream's new channels and the
-    first reads are behind them): a move made after it reaches those streams before their
-    end only through the hub's message."""
+    event set once ``waiters`` waiters have each begun a wait on the hub, their channels
+    confirmed, with no wake pending (the confirmations' wakes, a tournament stream's new
+    channels and the first reads are behind them): a move made after it reaches those
+    streams before their end only through the hub's message."""
     monkeypatch.setattr(waiting, "RECHECK_SECONDS", UNWOKEN_READ_SECONDS)
     settings.PARLOUR_STREAM_POLL_SECONDS = UNWOKEN_READ_SECONDS
     ready = threading.Event()
@@ -278,7 +278,9 @@ def asleep_on_the_hub(
 
     async def waited(self: waiting.Waiter, timeout: float) -> bool:
         found = waiting.hub()  # the stream's own: made when it began to listen
-        if found is not None and found.subscribed and not self._woken.is_set() and timeout > 1:
+        # Heard: Redis confirmed every channel it waits on (a waiter may begin before).
+        hearing = found is not None and found.hears(self.channels)
+        if hearing and not self._woken.is_set() and timeout > 1:
             asleep.add(id(self))
             if len(asleep) >= waiters:
                 ready.set()
@@ -321,6 +323,22 @@ def test_an_asgi_stream_is_woken_by_the_hub_not_its_next_poll(
 # -- the hub ---------------------------------------------------------------------------------------
 
 
+async def heard(hub: waiting.Hub, channels: list[str], *waiters: waiting.Waiter) -> None:
+    """Until Redis has confirmed ``channels``; the confirmations' wakes of ``waiters`` seen."""
+    deadline = time.monotonic() + 5
+    while not hub.hears(channels) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    assert hub.hears(channels), channels
+    for waiter in waiters:
+        await waiter.wait(0)
+
+
+def subscribed_channels(client: redis.Redis) -> set[str]:
+    """The channels of this site's Redis database that some connection subscribes to."""
+    prefix = notify.channel_prefix()[: -len("game:")]
+    return {c.decode() for c in client.pubsub_channels(f"{prefix}*")}
+
+
 @pytest.mark.redis
 def test_the_hub_wakes_only_the_waiters_of_the_channel_a_message_names(with_redis: str) -> None:
     publisher = redis.Redis.from_url(with_redis)
@@ -328,18 +346,16 @@ def test_the_hub_wakes_only_the_waiters_of_the_channel_a_message_names(with_redi
     async def run() -> tuple[list[bool], bool, int]:
         hub = waiting.hub()
         assert hub is not None and waiting.hub() is hub  # one per event loop
-        deadline = time.monotonic() + 5
-        while not hub.subscribed and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
-        assert hub.subscribed
         with hub.listening([notify.channel(1001)]) as mover:
             others = [hub.listening([notify.channel(2000 + i)]) for i in range(200)]
             idle = [o.__enter__() for o in others]
             with hub.listening([notify.channel(3001)]) as later:
+                await heard(hub, list(hub.waiters), mover, later, *idle)
                 publisher.publish(notify.channel(1001), "5")
                 woken = await mover.wait(2)
                 announced = mover.heard == 5
                 hub.register(later, [notify.channel(3002)])  # as a tournament's stream does
+                await heard(hub, [notify.channel(3002)], later)
                 publisher.publish(notify.channel(3002), "1")
                 woken_later = await later.wait(2)
                 asleep = [await w.wait(0) for w in idle]
@@ -355,6 +371,88 @@ def test_the_hub_wakes_only_the_waiters_of_the_channel_a_message_names(with_redi
     assert woken == [True, True, True]
     assert not any_other, "a message woke waiters of other games"
     assert left == 0, "a waiter that left is forgotten"
+
+
+@pytest.mark.redis
+def test_the_hub_subscribes_to_the_channels_waited_on_and_lets_them_go_after_a_while(
+    with_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process hears only its own clients' games (a subscription to every channel made
+    each web process read every move of the site), and a channel nobody waits on any
+    more is unsubscribed once it has lingered."""
+    monkeypatch.setattr(waiting, "LINGER_SECONDS", 0.3)
+    client = redis.Redis.from_url(with_redis)
+    before = subscribed_channels(client)
+    games = [notify.channel(4001), notify.channel(4002)]
+
+    async def run() -> tuple[set[str], set[str], set[str]]:
+        hub = waiting.hub()
+        assert hub is not None
+        with hub.listening(games[:1]) as first, hub.listening(games) as second:
+            await heard(hub, games, first, second)
+            during = subscribed_channels(client) - before
+        soon = subscribed_channels(client) - before  # the next poll comes at once
+        deadline = time.monotonic() + 5
+        while subscribed_channels(client) - before and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        return during, soon, subscribed_channels(client) - before
+
+    try:
+        during, soon, after = asyncio.run(run())
+    finally:
+        client.close()
+    assert during == set(games), during
+    assert soon == set(games), "a channel just left lingers"
+    assert after == set(), after
+
+
+@pytest.mark.redis
+def test_a_waiter_on_a_channel_not_yet_confirmed_is_woken_to_read_once_it_is(
+    with_redis: str,
+) -> None:
+    """A move published before Redis confirmed the channel is not heard: the confirmation
+    wakes the waiter with nothing heard, so that it reads the database again."""
+
+    async def run() -> tuple[bool, int | None, bool]:
+        hub = waiting.hub()
+        assert hub is not None
+        deadline = time.monotonic() + 5
+        while not hub.subscribed and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        with hub.listening([notify.channel(5001)]) as waiter:
+            confirmed_before = hub.hears([notify.channel(5001)])
+            woken = await waiter.wait(5)
+            return woken, waiter.heard, confirmed_before
+
+    woken, heard_sequence, confirmed_before = asyncio.run(run())
+    assert not confirmed_before
+    assert woken and heard_sequence is None, "woken to read, not told of a sequence"
+
+
+@pytest.mark.redis
+def test_the_hub_pings_a_quiet_connection_and_keeps_it(
+    with_redis: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Reads wait without a timeout; the hub pings when nothing came for a while, and a
+    connection that answers is kept (one that does not is made again)."""
+    import logging
+
+    monkeypatch.setattr(waiting, "PING_SECONDS", 0.2)
+    monkeypatch.setattr(waiting, "LINGER_SECONDS", 0.1)
+
+    async def run() -> bool:
+        hub = waiting.hub()
+        assert hub is not None
+        deadline = time.monotonic() + 5
+        while not hub.subscribed and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(2)  # ten times the ping's interval, three the deadline's
+        return hub.subscribed
+
+    with caplog.at_level(logging.WARNING, logger="tournaments.api.waiting"):
+        kept = asyncio.run(run())
+    assert kept
+    assert not [r for r in caplog.records if "Redis failed" in r.getMessage()], caplog.text
 
 
 @pytest.mark.redis

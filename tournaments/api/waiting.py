@@ -8,10 +8,11 @@ Under ASGI (uvicorn workers, production) a waiting long-poll
 no database connection and no Redis connection of its own while it waits:
 
 * **One hub per process** (:class:`Hub`, made on first use in the event loop): a
-  single Redis connection ``PSUBSCRIBE``\\ d to every channel of the site
-  (``parlour:<db>:*``: each game's ``parlour:<db>:game:<id>`` and each login's account
-  feed ``parlour:<db>:user:<id>``, published by :mod:`tournaments.workers.notify` after
-  each commit).  A message wakes the :class:`Waiter`\\ s registered on its channel, and
+  single Redis connection ``SUBSCRIBE``\\ d to the channels this process's clients wait
+  on (each game's ``parlour:<db>:game:<id>`` and each login's account feed
+  ``parlour:<db>:user:<id>``, published by :mod:`tournaments.workers.notify` after
+  each commit), and to no other: a process reads only the messages of its own
+  clients.  A message wakes the :class:`Waiter`\\ s registered on its channel, and
   only them: a dictionary look-up, whatever the number of waiters on other games.
   A waiter is an :class:`asyncio.Event` (a future), not a thread.  A tournament's
   stream registers on the channels of the games it knows (a table's next game is
@@ -31,7 +32,9 @@ no database connection and no Redis connection of its own while it waits:
   shared thread.
 
 The database stays the truth: a message only says "read now".  A waiter registers
-on its channel *before* it reads, so a move committed in between wakes it.  While the
+on its channel *before* it reads, so a move committed in between wakes it: by its
+message once Redis has confirmed the channel's subscription, else by that
+confirmation itself, which wakes the channel's waiters to read again.  While the
 hub is not subscribed (Redis down, starting, or no ``REDIS_URL``) waiters read every
 :data:`tournaments.workers.notify.POLL_SECONDS` (long-polls) or ``PARLOUR_STREAM_POLL_SECONDS``
 (streams) instead, still without a thread of their own.
@@ -72,6 +75,11 @@ log = logging.getLogger(__name__)
 RECHECK_SECONDS = 3.0
 #: Seconds the hub waits before subscribing again after Redis failed.
 RECONNECT_SECONDS = 1.0
+#: Seconds a channel nobody waits on any more stays subscribed (a long-poll's next poll).
+LINGER_SECONDS = 5.0
+#: Seconds of quiet after which the hub pings Redis; three times as long without an answer
+#: and the connection is taken for dead and made again.
+PING_SECONDS = 10.0
 
 _T = TypeVar("_T")
 
@@ -129,19 +137,43 @@ def _cancel_requested() -> bool:
 
 
 class Hub:
-    """This event loop's one Redis subscription, fanning messages out to waiters."""
+    """This event loop's one Redis subscription, fanning messages out to waiters.
+
+    It subscribes to the channels its waiters wait on, and only those: a process hears
+    the moves of the games its own clients follow, not every move of the site (with a
+    pattern subscription each of N web processes read every message, N times the work,
+    a tenth of their CPU at 32 players: docs/benchmarks.md).  Redis confirms each
+    channel's subscription; a message published before that is not heard, so the
+    confirmation wakes the channel's waiters to read once more.  A channel left without
+    waiters is kept for :data:`LINGER_SECONDS` (a long-polling client's next poll comes
+    at once) before it is unsubscribed.
+    """
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.waiters: dict[str, set[Waiter]] = {}
-        #: Whether Redis has confirmed the subscription (else waiters poll).
+        #: Whether the connection to Redis is up and read (else waiters poll).
         self.subscribed = False
+        #: The channels Redis has confirmed: their messages reach this hub.
+        self.confirmed: set[str] = set()
+        #: The channels subscribed (asked for, perhaps not yet confirmed) on the connection.
+        self._asked: set[str] = set()
+        #: Channels without waiters: when they were left (unsubscribed after a while).
+        self._left: dict[str, float] = {}
+        self._changed = asyncio.Event()
+        self._heard_at = 0.0
         self._task = asyncio.get_running_loop().create_task(self._listen())
 
     def register(self, waiter: Waiter, channels: Iterable[str]) -> None:
         """Wake ``waiter`` on messages of ``channels`` too."""
         for name in channels:
-            self.waiters.setdefault(name, set()).add(waiter)
+            found = self.waiters.get(name)
+            if found is None:
+                found = self.waiters[name] = set()
+                self._left.pop(name, None)
+                if name not in self._asked:
+                    self._changed.set()
+            found.add(waiter)
             waiter.channels.add(name)
 
     def unregister(self, waiter: Waiter) -> None:
@@ -151,7 +183,13 @@ class Hub:
                 found.discard(waiter)
                 if not found:
                     del self.waiters[name]
+                    self._left[name] = time.monotonic()
         waiter.channels.clear()
+
+    def hears(self, channels: Iterable[str]) -> bool:
+        """Whether every message on ``channels`` reaches this hub now (Redis confirmed
+        them and the connection is up)."""
+        return self.subscribed and all(name in self.confirmed for name in channels)
 
     @contextmanager
     def listening(self, channels: Iterable[str]) -> Iterator[Waiter]:
@@ -164,8 +202,13 @@ class Hub:
         finally:
             self.unregister(waiter)
 
+    def _wake(self, name: str) -> None:
+        """The waiters of channel ``name`` read again (a message may have been missed)."""
+        for waiter in list(self.waiters.get(name, ())):
+            waiter.wake(None)
+
     def _wake_everyone(self) -> None:
-        """Every waiter reads again (the subscription began or ended: messages may be lost)."""
+        """Every waiter reads again (the connection began or ended: messages may be lost)."""
         for found in list(self.waiters.values()):
             for waiter in list(found):
                 waiter.wake(None)
@@ -173,42 +216,33 @@ class Hub:
     async def _listen(self) -> None:
         while True:
             client = redis.asyncio.Redis.from_url(
-                self.url,
-                socket_connect_timeout=notify.REDIS_SECONDS,
-                # A connection that died without a word is found by a PING this often.
-                health_check_interval=10,
+                self.url, socket_connect_timeout=notify.REDIS_SECONDS
             )
             pubsub = client.pubsub()
+            self._asked = set()
+            tasks: list[asyncio.Task[None]] = []
             try:
-                await pubsub.psubscribe(notify.channel_pattern())
-                while True:
-                    message = await pubsub.get_message(timeout=5.0)
-                    if _cancel_requested():
-                        # A cancel that came as the read's own 5-s timeout ended was
-                        # swallowed below us, and this loop would outlive its event loop
-                        # (a closing asyncio.run waited for it for ever, a CI run hung).
-                        raise asyncio.CancelledError
-                    if message is None:
-                        continue
-                    kind = message.get("type")
-                    if kind == "psubscribe":
-                        if not self.subscribed:
-                            self.subscribed = True
-                            self._wake_everyone()
-                        continue
-                    if kind != "pmessage":
-                        continue
-                    channel = message["channel"]
-                    name = channel.decode() if isinstance(channel, bytes) else str(channel)
-                    for waiter in list(self.waiters.get(name, ())):
-                        waiter.wake(message.get("data"))
+                # The first answer (to this PING) says the connection is read.
+                self._heard_at = time.monotonic()
+                await pubsub.ping()
+                loop = asyncio.get_running_loop()
+                tasks = [loop.create_task(self._read(pubsub)), loop.create_task(self._ask(pubsub))]
+                done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    task.result()  # its error, if it failed
+                raise ConnectionError("the subscription's connection ended")
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis's errors, and any other: the hub must go on
                 log.warning("notification hub: Redis failed (%r); waiters poll meanwhile", error)
             finally:
+                for task in tasks:
+                    task.cancel()
+                if tasks:  # before the connection closes under them
+                    await asyncio.wait(tasks, timeout=RECONNECT_SECONDS)
                 was = self.subscribed
                 self.subscribed = False
+                self.confirmed.clear()
                 if was:
                     self._wake_everyone()
                 try:
@@ -217,6 +251,65 @@ class Hub:
                 except Exception as error:  # closing a broken connection: nothing to do
                     log.debug("notification hub: closing failed (%r)", error)
             await asyncio.sleep(RECONNECT_SECONDS)
+
+    async def _read(self, pubsub: Any) -> None:
+        """Read the subscription's messages, each as it comes (no timeout: a read with one
+        cost twice the CPU a message; :meth:`_ask` pings the connection instead)."""
+        while True:
+            message = await pubsub.get_message(timeout=None)
+            if _cancel_requested():
+                # A cancel swallowed below us (redis-py's read has lost one before, and a
+                # closing asyncio.run waited for this task for ever: a CI run hung).
+                raise asyncio.CancelledError
+            self._heard_at = time.monotonic()
+            if not self.subscribed:
+                self.subscribed = True
+                self._wake_everyone()
+            if message is None:
+                continue
+            kind = message.get("type")
+            channel = message.get("channel")
+            name = channel.decode() if isinstance(channel, bytes) else str(channel)
+            if kind == "message":
+                for waiter in list(self.waiters.get(name, ())):
+                    waiter.wake(message.get("data"))
+            elif kind == "subscribe":
+                if name in self._asked:
+                    self.confirmed.add(name)
+                # Subscribed now (or again, after redis-py reconnected on its own): what
+                # was published before it was not heard.
+                self._wake(name)
+            elif kind == "unsubscribe":
+                self.confirmed.discard(name)  # until its next subscription's confirmation
+
+    async def _ask(self, pubsub: Any) -> None:
+        """Subscribe to the channels waited on, unsubscribe those left a while ago, and
+        ping the connection when it has been quiet (a dead one is found and replaced)."""
+        while True:
+            now = time.monotonic()
+            wanted = set(self.waiters)
+            lingering = {n for n, at in self._left.items() if now - at < LINGER_SECONDS}
+            for name in [n for n in self._left if n not in lingering]:
+                del self._left[name]
+            more = sorted(wanted - self._asked)
+            fewer = sorted(self._asked - wanted - lingering)
+            if more:
+                self._asked.update(more)
+                await pubsub.subscribe(*more)
+            if fewer:
+                self._asked.difference_update(fewer)
+                await pubsub.unsubscribe(*fewer)
+            quiet = now - self._heard_at
+            if quiet > 3 * PING_SECONDS:
+                raise ConnectionError(f"no answer from Redis for {quiet:.0f} s")
+            if quiet > PING_SECONDS:
+                await pubsub.ping()
+            self._changed.clear()
+            try:
+                async with asyncio.timeout(min(PING_SECONDS, LINGER_SECONDS)):
+                    await self._changed.wait()
+            except TimeoutError:
+                pass
 
     def stop(self) -> None:
         self._task.cancel()

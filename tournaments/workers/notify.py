@@ -128,9 +128,12 @@ def publish(game_id: int, sequence: int, users: Iterable[int] = ()) -> None:
     if client is None:
         return  # waiters poll the database
     try:
-        client.publish(channel(game_id), str(sequence))
+        # One round trip for all of them (a move tells its game and, usually, one login).
+        pipe = client.pipeline(transaction=False)
+        pipe.publish(channel(game_id), str(sequence))
         for user in sorted(users):  # usually one: the seat the change left waited for
-            client.publish(user_channel(user), str(game_id))
+            pipe.publish(user_channel(user), str(game_id))
+        pipe.execute()
     except REDIS_ERRORS as error:
         log.warning(
             "could not publish game %s at sequence %s (waiters will find it in the database): %s",
