@@ -195,14 +195,31 @@ def table_seats(table: int, using: str = DEFAULT_DB_ALIAS) -> list[tuple[int, bo
     return [(seat, bool(autoplay), count) for seat, autoplay, count in _all(query, [table], using)]
 
 
+#: A token is live: not revoked, its login active (one parameter: the token's id).
+_LIVE_TOKEN = (
+    f"SELECT 1 FROM {ApiToken._meta.db_table} t JOIN {User._meta.db_table} u"
+    " ON u.id = t.user_id WHERE t.id = %s AND t.revoked_at IS NULL AND u.is_active"
+)
+
+
 def token_is_live(token_id: int, using: str = DEFAULT_DB_ALIAS) -> bool:
     """Whether token ``token_id`` is not revoked and its login is active (the push channel
-    asks before every move it takes)."""
+    asks while it pushes views)."""
+    return _one(_LIVE_TOKEN, [token_id], using) is not None
+
+
+def game_row_and_token(
+    game_id: int, token_id: int, using: str = DEFAULT_DB_ALIAS
+) -> tuple[Game, bool] | None:
+    """Game ``game_id``'s row and whether token ``token_id`` is live, in one statement (the
+    push channel's check before every move, issue 24), or ``None`` without such a game."""
     query = (
-        f"SELECT 1 FROM {ApiToken._meta.db_table} t JOIN {User._meta.db_table} u"
-        " ON u.id = t.user_id WHERE t.id = %s AND t.revoked_at IS NULL AND u.is_active"
+        f"SELECT {_columns(Game)}, EXISTS ({_LIVE_TOKEN}) FROM {Game._meta.db_table} WHERE id = %s"
     )
-    return _one(query, [token_id], using) is not None
+    found = _one(query, [token_id, game_id], using)
+    if found is None:
+        return None
+    return _instance(Game, found[:-1], using), bool(found[-1])
 
 
 def next_game_of_table(table: int, number: int, using: str = DEFAULT_DB_ALIAS) -> int | None:

@@ -9,6 +9,7 @@ import psycopg
 import pytest
 from django.contrib.auth.models import User
 from django.db import connections, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from events.store import NewEvent, append, read_all
@@ -147,6 +148,26 @@ def test_token_is_live_until_revoked_or_its_login_is_inactive(store_alias: str) 
     User.objects.using(store_alias).filter(pk=user.pk).update(is_active=True)
     ApiToken.objects.using(store_alias).filter(pk=token.pk).update(revoked_at=timezone.now())
     assert not sql.token_is_live(token.pk, store_alias)
+
+
+def test_game_row_and_token_reads_the_row_and_the_tokens_life_in_one_statement(
+    store_alias: str,
+) -> None:
+    game = _game(store_alias)
+    user = User.objects.db_manager(store_alias).create_user("ann")
+    token = ApiToken.objects.using(store_alias).create(user=user, prefix="p", key_hash="h" * 64)
+    connection = connections[store_alias]
+    with CaptureQueriesContext(connection) as captured:
+        found = sql.game_row_and_token(game.pk, token.pk, store_alias)
+    assert len(captured) == 1 and found is not None
+    row, live = found
+    fields = Game._meta.concrete_fields
+    assert [getattr(row, f.attname) for f in fields] == [getattr(game, f.attname) for f in fields]
+    assert live
+    assert sql.game_row_and_token(game.pk + 1000, token.pk, store_alias) is None
+    assert sql.game_row_and_token(game.pk, token.pk + 1000, store_alias) == (row, False)
+    ApiToken.objects.using(store_alias).filter(pk=token.pk).update(revoked_at=timezone.now())
+    assert sql.game_row_and_token(game.pk, token.pk, store_alias) == (row, False)
 
 
 def test_token_owner_finds_the_live_token_and_says_if_it_is_stale(store_alias: str) -> None:

@@ -429,12 +429,29 @@ class PushConsumer(AsyncWebsocketConsumer):
         else:
             session = self.who.get("session")
             live = session is not None and session.exists(session.session_key)
+        self.signed_in(live)
+
+    def signed_in(self, live: bool) -> None:
+        """Note a check of the sign-in just made: raise :class:`SignedOut` if it ended."""
         self.auth_checked = time.monotonic()
         if not live:
             with translation.override(self.language):
                 raise SignedOut(
                     gettext("your token was revoked or your session ended: sign in again")
                 )
+
+    def row_signed_in(self, game_id: int) -> Game | None:
+        """Game ``game_id``'s row (``None``: no such game), the sign-in checked first: for a
+        token in the same statement (one round trip fewer a move)."""
+        auth = self.who["auth"]
+        if isinstance(auth, ApiToken):
+            found = sql.game_row_and_token(game_id, auth.pk)
+            if found is not None:
+                row, live = found
+                self.signed_in(live)
+                return row
+        self.check_signed_in(now=True)
+        return game_row(game_id)
 
     def count(self) -> None:
         """Count the message against the caller's request rates, as a request to the API."""
@@ -454,15 +471,16 @@ class PushConsumer(AsyncWebsocketConsumer):
     def act(self, game_id: int, message: dict[str, Any]) -> dict[str, Any]:
         self.count()
         user = self.user
-        self.check_signed_in(now=True)
         with translation.override(self.language):
             if not user.is_authenticated:
                 raise exceptions.NotAuthenticated(
                     gettext("sign in (a bearer token) to act: spectators only follow")
                 )
+            found = self.row_signed_in(game_id)
             key = message.get("key")
             body = {k: v for k, v in message.items() if k not in ("type", "game", "key")}
-            return act(self.access(game_id), user, key if isinstance(key, str) else "", body)
+            access = self.access(game_id, found)
+            return act(access, user, key if isinstance(key, str) else "", body)
 
     def view(self, game_id: int, after: int) -> tuple[dict[str, Any] | None, bool]:
         """Game ``game_id``'s view frame if it moved past ``after`` (else ``None``), and
