@@ -1,6 +1,7 @@
 """What one push-channel move costs the web process, in process (issue 24).
 
     .venv/bin/python bench/push_move.py [--tables 8] [--moves 2000] [--profile 0]
+                                        [--profile-ending]
 
 Creates its own database ``parlour_push_move`` on the local PostgreSQL (dropped at the
 end), migrates it, deals a one-round Old Maid tournament of two people a table (a series
@@ -18,8 +19,9 @@ deal's first views aside); after a deal's end, each seat's first view of the nex
 too, as a client following it is pushed one. CPU time,
 not latency: the figures hold on a machine busy with other work, unlike bench/load.py's
 moves a second.  ``--profile N`` then plays as many moves again under cProfile (timed by
-CPU, not by the clock) and prints, over those that do not end a deal, the N functions with
-the most time of their own, and the N of Parlour's with the most time in all.
+CPU, not by the clock) and prints, over those that do not end a deal (``--profile-ending``:
+those that do), the N functions with the most time of their own, and the N of Parlour's
+with the most time in all.
 
 It sets up as bench/load.py does (:class:`bench.faults.stack.Stack`, no processes): the
 database ``--database`` (default ``parlour_push_move``) made, migrated and dropped, the Redis
@@ -110,7 +112,7 @@ def consumer_for(user_id: int) -> Any:
     return consumer
 
 
-def play(tables: int, moves: int, profile: int) -> None:
+def play(tables: int, moves: int, profile: int, ending_ones: bool = False) -> None:
     from django.db import connection
 
     from bench.faults.players import choose_action, person_tables
@@ -184,7 +186,7 @@ def play(tables: int, moves: int, profile: int) -> None:
             for cpu, statements in pushed:
                 costs.add(f"view, {kind}", cpu, statements)
             costs.postgres[kind] = costs.postgres.get(kind, 0.0) + pg
-        if one is not None and not ended:
+        if one is not None and ended == ending_ones:
             profiled = pstats.Stats(one) if profiled is None else profiled.add(one)
         if ended:  # each client follows the next deal and is pushed its first view
             following = answer["view"].get("next_game_id")
@@ -232,7 +234,8 @@ def play(tables: int, moves: int, profile: int) -> None:
             pg = costs.postgres.get(kind, 0.0) / count * 1000
             print(f"PostgreSQL's backend, a move {kind}: {pg:.2f} ms")
     if profiled is not None:
-        print(f"\ncProfile of {moves} more moves, those within a deal: the {profile} costliest")
+        which = "those that end a deal" if ending_ones else "those within a deal"
+        print(f"\ncProfile of {moves} more moves, {which}: the {profile} costliest")
         profiled.sort_stats("tottime").print_stats(profile)
         print("and Parlour's own functions by their whole time (what they call included):")
         profiled.sort_stats("cumulative").print_stats(r"/(tournaments|events|engine)/", profile)
@@ -249,11 +252,14 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=8)
     parser.add_argument("--moves", type=int, default=2000)
     parser.add_argument("--profile", type=int, default=0, help="print the N costliest functions")
+    parser.add_argument(
+        "--profile-ending", action="store_true", help="profile the moves that end a deal"
+    )
     args = parser.parse_args()
     # The load runs' stack, without its processes: the database made, migrated and dropped,
     # the Redis databases flushed, the same settings (throttles counting, never refusing).
     with Stack.from_args(args.database, args):
-        play(args.tables, args.moves, args.profile)
+        play(args.tables, args.moves, args.profile, args.profile_ending)
 
 
 if __name__ == "__main__":

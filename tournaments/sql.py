@@ -23,6 +23,7 @@ from events.store import StreamSet, settled_bound
 from tournaments.models import (
     AccountNotice,
     ApiToken,
+    ClientSeed,
     Game,
     Player,
     Round,
@@ -119,34 +120,51 @@ def game_row(game_id: int, using: str = DEFAULT_DB_ALIAS) -> Game | None:
     return None if found is None else _instance(Game, found, using)
 
 
-def _instance(model: type[_M], row: Sequence[Any], using: str) -> _M:
-    """An instance of ``model`` from a row of its :func:`_columns`, as the ORM would load it.
+def _instance(model: type[_M], row: Sequence[Any], using: str, names: tuple[str, ...] = ()) -> _M:
+    """An instance of ``model`` from a row of its :func:`_columns` (or of the fields
+    ``names`` alone, by their attnames: the others deferred), as the ORM would load it."""
+    loaded = [f.attname for f in _fields(model, names)]
+    return model.from_db(using, loaded, _converted(model, row, using, names))
+
+
+@cache
+def _fields(model: type[Model], names: tuple[str, ...]) -> tuple[Field[Any, Any], ...]:
+    """The fields of a row of ``model``'s :func:`_columns`, or of the fields ``names``."""
+    if names:
+        return tuple(cast("Field[Any, Any]", model._meta.get_field(n)) for n in names)
+    return tuple(model._meta.concrete_fields)
+
+
+def _converted(
+    model: type[Model], row: Sequence[Any], using: str, names: tuple[str, ...] = ()
+) -> list[Any]:
+    """The values of a row of ``model``'s fields (as :func:`_instance` reads them) as the
+    ORM would load them: each through its column's converters (the database's and the
+    field's own ``from_db_value``).
 
     ``model.objects.raw()`` did this for :func:`game_row`, but worked out each column's
-    converters (the database's and the field's own ``from_db_value``) for every row: half
-    of the read's CPU (bench/push_move.py, issue 24).  Here they are worked out once per
-    connection and model.
+    converters for every row: half of the read's CPU (bench/push_move.py, issue 24).
+    Here they are worked out once per connection, model and fields.
     """
     connection = connections[using]
     # Kept on the connection object (one per thread): SQLite's converters are bound to
     # it, so a cache outside it would keep every thread's connection alive.
-    known: dict[type[Any], list[tuple[int, Any, list[Any]]]] = connection.__dict__.setdefault(
-        "parlour_converters", {}
-    )
-    fields = known.get(model)
+    known: dict[tuple[type[Any], tuple[str, ...]], list[tuple[int, Any, list[Any]]]]
+    known = connection.__dict__.setdefault("parlour_converters", {})
+    fields = known.get((model, names))
     if fields is None:
         fields = []
-        for index, field in enumerate(model._meta.concrete_fields):
+        for index, field in enumerate(_fields(model, names)):
             column = field.get_col(model._meta.db_table)
             found = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
             if found:
                 fields.append((index, column, found))
-        known[model] = fields
+        known[(model, names)] = fields
     values = list(row)
     for index, column, found in fields:
         for convert in found:
             values[index] = convert(values[index], column, connection)
-    return model.from_db(using, [f.attname for f in model._meta.concrete_fields], values)
+    return values
 
 
 def update_game(game: Game, names: Iterable[str], using: str = DEFAULT_DB_ALIAS) -> None:
@@ -200,6 +218,83 @@ _LIVE_TOKEN = (
     f"SELECT 1 FROM {ApiToken._meta.db_table} t JOIN {User._meta.db_table} u"
     " ON u.id = t.user_id WHERE t.id = %s AND t.revoked_at IS NULL AND u.is_active"
 )
+
+
+def table_for_update(table: int, using: str = DEFAULT_DB_ALIAS) -> Table | None:
+    """Table ``table``'s row, locked ``FOR UPDATE`` until the end of the caller's
+    transaction on PostgreSQL (the series hook at every game's end), or ``None``."""
+    lock = " FOR UPDATE" if connections[using].vendor == "postgresql" else ""
+    query = f"SELECT {_columns(Table)} FROM {Table._meta.db_table} WHERE id = %s{lock}"
+    found = _one(query, [table], using)
+    return None if found is None else _instance(Table, found, using)
+
+
+#: What the series needs of each of a table's games.
+_SERIES_FIELDS = ("id", "status", "result")
+
+
+def series_games(table: int, using: str = DEFAULT_DB_ALIAS) -> list[tuple[int, bool, Any]]:
+    """Table ``table``'s games in series order: each one's id, whether it is over, and its
+    result.  Read at every game's end: no more of each row (whole rows made a game's end
+    cost grow with the series), and no model instances (the same)."""
+    query = (
+        f"SELECT {', '.join(_SERIES_FIELDS)} FROM {Game._meta.db_table}"
+        " WHERE table_id = %s ORDER BY number_in_series, id"
+    )
+    found = []
+    for row in _all(query, [table], using):
+        game, status, result = _converted(Game, row, using, _SERIES_FIELDS)
+        found.append((int(game), status == Game.Status.OVER, result))
+    return found
+
+
+class SeatedPlayer(NamedTuple):
+    """A seat of a table and who sits there, as a deal needs them."""
+
+    seat: int
+    player: int
+    name: str
+    bot_level: str
+    user: int | None
+    #: The player's login's client seed (``""``: a bot, no login, or none set).
+    client_seed: str
+
+
+def seated_players(table: int, using: str = DEFAULT_DB_ALIAS) -> list[SeatedPlayer]:
+    """Table ``table``'s seats in order, with their players and client seeds (every deal of
+    a series reads them: two statements through the ORM)."""
+    query = (
+        f"SELECT ts.seat, p.id, p.name, p.bot_level, p.user_id, COALESCE(cs.seed, '')"
+        f" FROM {TableSeat._meta.db_table} ts JOIN {Player._meta.db_table} p"
+        " ON p.id = ts.player_id"
+        f" LEFT JOIN {ClientSeed._meta.db_table} cs ON cs.user_id = p.user_id"
+        " WHERE ts.table_id = %s ORDER BY ts.seat"
+    )
+    return [
+        SeatedPlayer(int(seat), int(pid), str(name), str(level or ""), user, str(seed))
+        for seat, pid, name, level, user, seed in _all(query, [table], using)
+    ]
+
+
+def set_next_commitment(table: int, value: str, using: str = DEFAULT_DB_ALIAS) -> None:
+    """Show ``value`` as the commitment of table ``table``'s next deal."""
+    with connections[using].cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Table._meta.db_table} SET next_commitment = %s WHERE id = %s", [value, table]
+        )
+
+
+def player_users(player_ids: Iterable[int], using: str = DEFAULT_DB_ALIAS) -> dict[int, int]:
+    """The login of each of ``player_ids`` that has one (every new deal's feed asks)."""
+    wanted = sorted(set(player_ids))
+    if not wanted:
+        return {}
+    marks = ", ".join(["%s"] * len(wanted))
+    query = (
+        f"SELECT id, user_id FROM {Player._meta.db_table}"
+        f" WHERE id IN ({marks}) AND user_id IS NOT NULL"
+    )
+    return {int(pid): int(user) for pid, user in _all(query, wanted, using)}
 
 
 def token_is_live(token_id: int, using: str = DEFAULT_DB_ALIAS) -> bool:

@@ -17,6 +17,7 @@ from tournaments import sql
 from tournaments.models import (
     AccountNotice,
     ApiToken,
+    ClientSeed,
     Club,
     Game,
     Player,
@@ -95,6 +96,60 @@ def test_players_of_user_are_those_of_the_login(store_alias: str) -> None:
 def test_table_seats_reads_each_seat(store_alias: str) -> None:
     _, _, table = _seated(store_alias)
     assert sorted(sql.table_seats(table.pk, store_alias)) == [(0, False, 0), (1, True, 2)]
+
+
+def test_seated_players_are_the_seats_in_order_with_their_players_and_client_seeds(
+    store_alias: str,
+) -> None:
+    user, (mine, other), table = _seated(store_alias)
+    Player.objects.using(store_alias).filter(pk=other.pk).update(bot_level="heuristic")
+    assert sql.seated_players(table.pk, store_alias) == [
+        sql.SeatedPlayer(0, other.pk, "Bob", "heuristic", None, ""),
+        sql.SeatedPlayer(1, mine.pk, "Ann", "", user.pk, ""),  # a login without a seed
+    ]
+    ClientSeed.objects.using(store_alias).create(user=user, seed="mine")
+    assert sql.seated_players(table.pk, store_alias)[1].client_seed == "mine"
+    assert sql.seated_players(table.pk + 1000, store_alias) == []
+
+
+def test_series_games_are_each_games_id_end_and_result_in_series_order(
+    store_alias: str,
+) -> None:
+    _, _, table = _seated(store_alias)
+    second = _game(store_alias, table=table, number_in_series=2)
+    first = _game(
+        store_alias,
+        table=table,
+        number_in_series=1,
+        status=Game.Status.OVER,
+        result={"places": [1, 0]},
+    )
+    _game(store_alias, number_in_series=1)  # another table's
+    assert sql.series_games(table.pk, store_alias) == [
+        (first.pk, True, {"places": [1, 0]}),
+        (second.pk, False, None),
+    ]
+
+
+def test_table_for_update_and_its_next_commitment(store_alias: str) -> None:
+    _, _, table = _seated(store_alias)
+    sql.set_next_commitment(table.pk, "c" * 64, store_alias)
+    with transaction.atomic(using=store_alias):
+        found = sql.table_for_update(table.pk, store_alias)
+        assert sql.table_for_update(table.pk + 1000, store_alias) is None
+    assert found is not None
+    fields = Table._meta.concrete_fields
+    again = Table.objects.using(store_alias).get(pk=table.pk)
+    assert again.next_commitment == "c" * 64
+    assert [getattr(found, f.attname) for f in fields] == [
+        getattr(again, f.attname) for f in fields
+    ]
+
+
+def test_player_users_are_the_logins_of_the_players_that_have_one(store_alias: str) -> None:
+    user, (mine, other), _ = _seated(store_alias)
+    assert sql.player_users([other.pk, mine.pk, mine.pk, 9999], store_alias) == {mine.pk: user.pk}
+    assert sql.player_users([], store_alias) == {}
 
 
 def test_next_game_of_table_is_the_next_dealt_in_its_series(store_alias: str) -> None:

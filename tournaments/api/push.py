@@ -371,24 +371,17 @@ class PushConsumer(AsyncWebsocketConsumer):
             )
         if not isinstance(game, int) or isinstance(game, bool) or game < 1:
             raise exceptions.ValidationError({"game": [gettext("a game's id, a whole number")]})
-        if kind != "act":  # a move is counted in the thread it is made in (one hop, not two)
-            await waiting.run_sync(self.count)
         if kind == "unfollow":
+            await waiting.run_sync(self.count)
             slots = self.unfollowed(game)
             if slots is not None:
                 await waiting.run_sync(slots.release)
             return
         if kind == "follow":
             after = message.get("after", -1)
-            if not isinstance(after, int) or isinstance(after, bool):
-                raise exceptions.ValidationError({"after": [gettext("a sequence")]})
-            if game not in self.follows and len(self.follows) >= MAX_FOLLOWED:
-                most = {"most": MAX_FOLLOWED}
-                raise exceptions.ValidationError(
-                    {"game": [gettext("follow at most %(most)s games at once") % most]}
-                )
-            # 404 now, before anything is followed, when there is no such game to see.
-            await waiting.run_sync(self.access, game)
+            # Counted, checked and (a 404 now, before anything is followed, when there is no
+            # such game to see) its access read in one hop to a thread, not two.
+            await waiting.run_sync(self.may_follow, game, after, game in self.follows)
             previous = self.follows.pop(game, None)
             if previous is not None:  # followed again (from another sequence): its slot stays
                 previous.cancel()
@@ -458,6 +451,19 @@ class PushConsumer(AsyncWebsocketConsumer):
         limits = RateLimits()
         if not limits.allow_request(self.caller, None):  # type: ignore[arg-type]
             raise exceptions.Throttled(limits.wait())
+
+    def may_follow(self, game_id: int, after: Any, following: bool) -> None:
+        """Count a follow of game ``game_id`` past sequence ``after`` and refuse it if it
+        may not be (a bad sequence, too many games, no such game to see)."""
+        self.count()
+        if not isinstance(after, int) or isinstance(after, bool):
+            raise exceptions.ValidationError({"after": [gettext("a sequence")]})
+        if not following and len(self.follows) >= MAX_FOLLOWED:
+            most = {"most": MAX_FOLLOWED}
+            raise exceptions.ValidationError(
+                {"game": [gettext("follow at most %(most)s games at once") % most]}
+            )
+        self.access(game_id)
 
     def access(self, game_id: int, found: Any = None) -> Any:
         """The caller's access to the game (its row ``found`` if just read), else a 404."""

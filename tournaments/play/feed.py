@@ -25,7 +25,7 @@ from typing import Any
 
 from events.store import Position
 from tournaments import sql
-from tournaments.models import AccountNotice, Game, Player
+from tournaments.models import AccountNotice, Game
 from tournaments.play.context import GameContext
 
 Kind = AccountNotice.Kind
@@ -64,12 +64,7 @@ def seat_users(game: Game) -> dict[int, int]:
         if found is not None:
             return found
     ids = GameContext.parse(game.context).seat_player_ids()
-    wanted = {pid for pid in ids if pid is not None}
-    users: dict[int, int] = {}
-    if wanted:
-        users = dict(
-            Player.objects.filter(pk__in=wanted, user__isnull=False).values_list("pk", "user_id")
-        )
+    users = sql.player_users(pid for pid in ids if pid is not None)
     seats = {seat: users[pid] for seat, pid in enumerate(ids) if pid in users and seat < game.seats}
     if game.table_id is not None:
         with _known_lock:

@@ -32,7 +32,7 @@ from engine.fairness import FairnessError, check_client_seed, commitment
 from engine.registry import get_game
 from events import store
 from events.store import NewEvent
-from tournaments import play
+from tournaments import play, sql
 from tournaments.models import ClientSeed, Game, Player, Round, StandaloneDeal, Table
 from tournaments.play import randomness
 from tournaments.services.base import ServiceError
@@ -89,7 +89,7 @@ def _commit_table_seed(table: Table, number: int) -> None:
     """
     seed = randomness.source.new_seed()
     table.next_commitment = commitment(seed)
-    table.save(update_fields=["next_commitment"])
+    sql.set_next_commitment(table.pk, table.next_commitment)
     store.append(
         f"{TABLE_STREAM_PREFIX}{table.pk}",
         [

@@ -25,13 +25,12 @@ from engine.fairness import canonical_order, derive_deck, mix_seed
 from engine.registry import get_game
 from engine.series import SeriesFormat
 from tournaments import play, sql
-from tournaments.models import Game, Round, Table, TableSeat, Tournament
+from tournaments.models import Game, Round, Table, Tournament
 from tournaments.seating import duplicate_seed
 from tournaments.services.base import ServiceError
 from tournaments.services.seeds import (
     _commit_table_seed,
     _table_seed,
-    client_seeds_of,
     round_contributions,
     round_seed,
 )
@@ -53,7 +52,7 @@ def _deal_table_game(
     round's seed mixed with the contributions of every player of the round, frozen
     when the round began (so every table of a size gets the same decks).
     """
-    seats = list(TableSeat.objects.filter(table=table).select_related("player").order_by("seat"))
+    seats = sql.seated_players(table.pk)
     deck: list[str] | None = None
     server_seed: bytes | None = None
     if tournament.duplicate_deals:
@@ -79,24 +78,21 @@ def _deal_table_game(
         "round": round_.number,
         "table": table.pk,
         "game_number": number,
-        "seats": [
-            {"player": s.player_id, "name": s.player.name, "bot": s.player.bot_level or None}
-            for s in seats
-        ],
+        "seats": [{"player": s.player, "name": s.name, "bot": s.bot_level or None} for s in seats],
     }
     try:
         return play.create_game(
             tournament.game,
             len(seats),
             dealer=dealer,
-            players=[s.player.name for s in seats],
+            players=[s.name for s in seats],
             deck=deck,
             turn_seconds=tournament.turn_seconds,
             first_turn_grace=tournament.first_turn_grace,
             context=context,
             cause_kind=cause_kind,
             server_seed=server_seed,
-            client_seeds=client_seeds_of([s.player for s in seats]) if server_seed else (),
+            client_seeds=[s.client_seed for s in seats] if server_seed else (),
             nonce=number,
         )
     except IllegalAction as error:
@@ -119,12 +115,7 @@ def _table_games(table_id: int) -> list[_SeriesGame]:
     series: at the 324th deal of a long series, 25 ms of the end's 48 (bench: a
     series of 1,000 deals, as bench/load.py plays).
     """
-    rows = (
-        Game.objects.filter(table_id=table_id)
-        .order_by("number_in_series", "id")
-        .values_list("pk", "status", "result")
-    )
-    return [_SeriesGame(pk, status == Game.Status.OVER, result) for pk, status, result in rows]
+    return [_SeriesGame(*found) for found in sql.series_games(table_id)]
 
 
 def game_over(game: Game) -> None:
@@ -148,8 +139,8 @@ def game_over(game: Game) -> None:
         if rows is None:
             return
         tournament, round_ = rows
-        table = Table.objects.select_for_update().get(pk=table_id)
-        if table.status == Table.Status.FINISHED:
+        table = sql.table_for_update(table_id)
+        if table is None or table.status == Table.Status.FINISHED:
             return
         games = _table_games(table.pk)
         if not games or games[-1].pk != game.pk:
