@@ -309,9 +309,12 @@ def run_fault(
         )
         if failed:
             checks.append(Check("the fault was injected", False, repr(failed[0])))
-        dead = [process for process in workers if not process.alive()]
+        # A worker that logged Celery's "Unrecoverable error" is going down even while its
+        # process lingers (kombu's crash at a Redis restart: docs/operations.md).
+        dead = [process for process in workers if not process.alive() or process.crashed()]
         for process in dead:
-            run.note(f"{process.name} is not running at the end: {process.tail(5)}")
+            why = process.crashed() or process.tail(5)
+            run.note(f"{process.name} is down or going down: {why}")
         checks.append(
             Check(
                 "the workers and beat are still running",

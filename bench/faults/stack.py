@@ -145,6 +145,12 @@ class Process:
     def alive(self) -> bool:
         return self.popen is not None and self.popen.poll() is None
 
+    def crashed(self) -> str | None:
+        """The line of its log where Celery said it is going down (``Unrecoverable
+        error``), if it did: such a worker may take a while to exit, still "alive"."""
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return next((line for line in text.splitlines() if "Unrecoverable error" in line), None)
+
     def tail(self, lines: int = 40) -> str:
         text = self.log.read_text(errors="replace") if self.log.exists() else ""
         return "\n".join(text.splitlines()[-lines:])
