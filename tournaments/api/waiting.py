@@ -286,6 +286,9 @@ class Hub:
         """Subscribe to the channels waited on, unsubscribe those left a while ago, and
         ping the connection when it has been quiet (a dead one is found and replaced)."""
         while True:
+            # Cleared before the channels are read: a waiter registered while the commands
+            # below are sent sets it again, and is subscribed at once, not 5 s later.
+            self._changed.clear()
             now = time.monotonic()
             wanted = set(self.waiters)
             lingering = {n for n, at in self._left.items() if now - at < LINGER_SECONDS}
@@ -304,7 +307,6 @@ class Hub:
                 raise ConnectionError(f"no answer from Redis for {quiet:.0f} s")
             if quiet > PING_SECONDS:
                 await pubsub.ping()
-            self._changed.clear()
             try:
                 async with asyncio.timeout(min(PING_SECONDS, LINGER_SECONDS)):
                     await self._changed.wait()
