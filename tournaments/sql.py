@@ -16,7 +16,7 @@ from typing import Any, NamedTuple, TypeVar, cast
 
 from django.contrib.auth.models import User
 from django.core.management.color import no_style
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.models import Field, Model
 
 from events.store import StreamSet, settled_bound
@@ -282,6 +282,8 @@ def set_next_commitment(table: int, value: str, using: str = DEFAULT_DB_ALIAS) -
         cursor.execute(
             f"UPDATE {Table._meta.db_table} SET next_commitment = %s WHERE id = %s", [value, table]
         )
+        if cursor.rowcount != 1:  # as the ORM's save(update_fields=…) refuses
+            raise DatabaseError(f"table {table} is gone: its next commitment was not saved")
 
 
 def player_users(player_ids: Iterable[int], using: str = DEFAULT_DB_ALIAS) -> dict[int, int]:

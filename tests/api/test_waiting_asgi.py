@@ -406,6 +406,46 @@ def test_the_hub_subscribes_to_the_channels_waited_on_and_lets_them_go_after_a_w
     assert after == set(), after
 
 
+def test_a_channel_a_waiter_comes_back_to_while_it_is_being_let_go_is_asked_for_again() -> None:
+    """The subscriber sends its SUBSCRIBEs and UNSUBSCRIBEs one after another, letting other
+    tasks run meanwhile: a waiter that comes back to a channel being let go in that time
+    must have it subscribed again, not wait for the next round (a review found one)."""
+    sent: list[tuple[str, tuple[str, ...]]] = []
+
+    async def run() -> tuple[list[tuple[str, tuple[str, ...]]], bool]:
+        hub = waiting.Hub("redis://127.0.0.1:1/0")
+        hub.stop()  # before its connection's loop begins: only the _ask below runs
+        returning = waiting.Waiter()
+
+        class PubSub:
+            async def subscribe(self, *names: str) -> None:
+                sent.append(("subscribe", names))
+                if names == ("A",):  # while it is sent, a waiter comes back to Y
+                    hub.register(returning, ["Y"])
+                await asyncio.sleep(0)
+
+            async def unsubscribe(self, *names: str) -> None:
+                sent.append(("unsubscribe", names))
+                await asyncio.sleep(0)
+
+            async def ping(self) -> None:
+                pass
+
+        hub._asked = {"Y"}
+        hub._left = {"Y": time.monotonic() - 60}  # it has lingered long enough
+        hub._heard_at = time.monotonic()
+        with hub.listening(["A"]):
+            asking = asyncio.get_running_loop().create_task(hub._ask(PubSub()))
+            await asyncio.sleep(0.2)
+            asking.cancel()
+            asked = "Y" in hub._asked
+        return sent, asked
+
+    commands, asked = asyncio.run(run())
+    assert commands[:3] == [("subscribe", ("A",)), ("unsubscribe", ("Y",)), ("subscribe", ("Y",))]
+    assert asked
+
+
 @pytest.mark.redis
 def test_a_waiter_on_a_channel_not_yet_confirmed_is_woken_to_read_once_it_is(
     with_redis: str,

@@ -8,7 +8,7 @@ from datetime import timedelta
 import psycopg
 import pytest
 from django.contrib.auth.models import User
-from django.db import connections, transaction
+from django.db import DatabaseError, connections, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -144,6 +144,8 @@ def test_table_for_update_and_its_next_commitment(store_alias: str) -> None:
     assert [getattr(found, f.attname) for f in fields] == [
         getattr(again, f.attname) for f in fields
     ]
+    with pytest.raises(DatabaseError):
+        sql.set_next_commitment(table.pk + 1000, "c" * 64, store_alias)
 
 
 def test_player_users_are_the_logins_of_the_players_that_have_one(store_alias: str) -> None:

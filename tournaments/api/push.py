@@ -381,7 +381,8 @@ class PushConsumer(AsyncWebsocketConsumer):
             after = message.get("after", -1)
             # Counted, checked and (a 404 now, before anything is followed, when there is no
             # such game to see) its access read in one hop to a thread, not two.
-            await waiting.run_sync(self.may_follow, game, after, game in self.follows)
+            following = len(self.follows) if game not in self.follows else None
+            await waiting.run_sync(self.may_follow, game, after, following)
             previous = self.follows.pop(game, None)
             if previous is not None:  # followed again (from another sequence): its slot stays
                 previous.cancel()
@@ -452,13 +453,14 @@ class PushConsumer(AsyncWebsocketConsumer):
         if not limits.allow_request(self.caller, None):  # type: ignore[arg-type]
             raise exceptions.Throttled(limits.wait())
 
-    def may_follow(self, game_id: int, after: Any, following: bool) -> None:
+    def may_follow(self, game_id: int, after: Any, following: int | None) -> None:
         """Count a follow of game ``game_id`` past sequence ``after`` and refuse it if it
-        may not be (a bad sequence, too many games, no such game to see)."""
+        may not be (a bad sequence, too many games, no such game to see); ``following``:
+        how many other games the connection follows (``None``: it follows this one)."""
         self.count()
         if not isinstance(after, int) or isinstance(after, bool):
             raise exceptions.ValidationError({"after": [gettext("a sequence")]})
-        if not following and len(self.follows) >= MAX_FOLLOWED:
+        if following is not None and following >= MAX_FOLLOWED:
             most = {"most": MAX_FOLLOWED}
             raise exceptions.ValidationError(
                 {"game": [gettext("follow at most %(most)s games at once") % most]}

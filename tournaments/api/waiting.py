@@ -59,6 +59,8 @@ import redis.asyncio
 from asgiref.sync import SyncToAsync, sync_to_async
 from django.core.handlers.asgi import ASGIHandler as DjangoASGIHandler
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -145,8 +147,8 @@ class Hub:
     a tenth of their CPU at 32 players: docs/benchmarks.md).  Redis confirms each
     channel's subscription; a message published before that is not heard, so the
     confirmation wakes the channel's waiters to read once more.  A channel left without
-    waiters is kept for :data:`LINGER_SECONDS` (a long-polling client's next poll comes
-    at once) before it is unsubscribed.
+    waiters is kept for :data:`LINGER_SECONDS` or a little more (a long-polling client's
+    next poll comes at once) before it is unsubscribed.
     """
 
     def __init__(self, url: str) -> None:
@@ -216,7 +218,12 @@ class Hub:
     async def _listen(self) -> None:
         while True:
             client = redis.asyncio.Redis.from_url(
-                self.url, socket_connect_timeout=notify.REDIS_SECONDS
+                self.url,
+                socket_connect_timeout=notify.REDIS_SECONDS,
+                # No retries of redis-py's own: it would reconnect and subscribe again behind
+                # the hub's back, with the reader and the subscriber both driving the new
+                # connection.  Any failure ends this connection; the loop makes a new one.
+                retry=Retry(NoBackoff(), 0),
             )
             pubsub = client.pubsub()
             self._asked = set()
@@ -284,7 +291,10 @@ class Hub:
 
     async def _ask(self, pubsub: Any) -> None:
         """Subscribe to the channels waited on, unsubscribe those left a while ago, and
-        ping the connection when it has been quiet (a dead one is found and replaced)."""
+        ping the connection when it has been quiet (a dead one is found and replaced).
+
+        It sends on the connection :meth:`_read` reads: safe while redis-py sends nothing
+        that it reads the answer of itself (no ``health_check_interval``, no retries)."""
         while True:
             # Cleared before the channels are read: a waiter registered while the commands
             # below are sent sets it again, and is subscribed at once, not 5 s later.
@@ -296,11 +306,14 @@ class Hub:
                 del self._left[name]
             more = sorted(wanted - self._asked)
             fewer = sorted(self._asked - wanted - lingering)
+            # Both changes noted before either is sent: a waiter that comes back to a channel
+            # being let go while the SUBSCRIBE is sent finds it not asked for, and wakes this
+            # loop to ask for it again (Redis answers in order: its last word stands).
+            self._asked.update(more)
+            self._asked.difference_update(fewer)
             if more:
-                self._asked.update(more)
                 await pubsub.subscribe(*more)
             if fewer:
-                self._asked.difference_update(fewer)
                 await pubsub.unsubscribe(*fewer)
             quiet = now - self._heard_at
             if quiet > 3 * PING_SECONDS:

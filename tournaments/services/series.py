@@ -140,7 +140,9 @@ def game_over(game: Game) -> None:
             return
         tournament, round_ = rows
         table = sql.table_for_update(table_id)
-        if table is None or table.status == Table.Status.FINISHED:
+        if table is None:  # deleted since: the move fails, as a series is never left undealt
+            raise Table.DoesNotExist(f"table {table_id} is gone")
+        if table.status == Table.Status.FINISHED:
             return
         games = _table_games(table.pk)
         if not games or games[-1].pk != game.pk:
