@@ -141,7 +141,7 @@ def game_over(game: Game) -> None:
         tournament, round_ = rows
         table = sql.table_for_update(table_id)
         if table is None:  # deleted since: the move fails, as a series is never left undealt
-            raise Table.DoesNotExist(f"table {table_id} is gone")
+            raise Table.DoesNotExist(table_id)
         if table.status == Table.Status.FINISHED:
             return
         games = _table_games(table.pk)
