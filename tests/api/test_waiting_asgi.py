@@ -323,6 +323,17 @@ def test_an_asgi_stream_is_woken_by_the_hub_not_its_next_poll(
 # -- the hub ---------------------------------------------------------------------------------------
 
 
+async def connected() -> waiting.Hub:
+    """This event loop's hub, once its connection to Redis is up and read (5 s at most)."""
+    hub = waiting.hub()
+    assert hub is not None
+    deadline = time.monotonic() + 5
+    while not hub.subscribed and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    assert hub.subscribed
+    return hub
+
+
 async def heard(hub: waiting.Hub, channels: list[str], *waiters: waiting.Waiter) -> None:
     """Until Redis has confirmed ``channels``; the confirmations' wakes of ``waiters`` seen."""
     deadline = time.monotonic() + 5
@@ -454,11 +465,7 @@ def test_a_waiter_on_a_channel_not_yet_confirmed_is_woken_to_read_once_it_is(
     wakes the waiter with nothing heard, so that it reads the database again."""
 
     async def run() -> tuple[bool, int | None, bool]:
-        hub = waiting.hub()
-        assert hub is not None
-        deadline = time.monotonic() + 5
-        while not hub.subscribed and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
+        hub = await connected()
         with hub.listening([notify.channel(5001)]) as waiter:
             confirmed_before = hub.hears([notify.channel(5001)])
             woken = await waiter.wait(5)
@@ -481,11 +488,7 @@ def test_the_hub_pings_a_quiet_connection_and_keeps_it(
     monkeypatch.setattr(waiting, "LINGER_SECONDS", 0.1)
 
     async def run() -> bool:
-        hub = waiting.hub()
-        assert hub is not None
-        deadline = time.monotonic() + 5
-        while not hub.subscribed and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
+        hub = await connected()
         await asyncio.sleep(2)  # ten times the ping's interval, three the deadline's
         return hub.subscribed
 
@@ -517,12 +520,7 @@ def test_the_hub_stops_with_its_event_loop_even_if_a_read_swallows_the_cancel(
     monkeypatch.setattr(PubSub, "get_message", swallowing)
 
     async def run() -> None:
-        hub = waiting.hub()
-        assert hub is not None
-        deadline = time.monotonic() + 5
-        while not hub.subscribed and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
-        assert hub.subscribed
+        await connected()
 
     done = threading.Event()
 
