@@ -305,18 +305,85 @@ def token_is_live(token_id: int, using: str = DEFAULT_DB_ALIAS) -> bool:
     return _one(_LIVE_TOKEN, [token_id], using) is not None
 
 
-def game_row_and_token(
-    game_id: int, token_id: int, using: str = DEFAULT_DB_ALIAS
-) -> tuple[Game, bool] | None:
-    """Game ``game_id``'s row and whether token ``token_id`` is live, in one statement (the
-    push channel's check before every move, issue 24), or ``None`` without such a game."""
-    query = (
-        f"SELECT {_columns(Game)}, EXISTS ({_LIVE_TOKEN}) FROM {Game._meta.db_table} WHERE id = %s"
+def _joined(expression: str, using: str) -> str:
+    """An aggregate of ``expression`` over a subquery's rows: their values in one text,
+    comma-separated, in no order (``NULL`` for no rows).  SQLite before 3.44 has no
+    ``string_agg``."""
+    if connections[using].vendor == "postgresql":
+        return f"string_agg(CAST({expression} AS text), ',')"
+    return f"group_concat({expression}, ',')"
+
+
+class CallerGame(NamedTuple):
+    """A game's row with what a caller's access to it and its view need, read in one
+    statement (:func:`game_for_caller`)."""
+
+    game: Game
+    #: The caller's players, in any club (which seat of the game is theirs).
+    players: frozenset[int]
+    #: Whether the token named is live (``None``: no token named).
+    live: bool | None
+    #: The table's seats as :func:`table_seats` reads them (``None``: not asked, or no table).
+    seats: list[tuple[int, bool, int]] | None
+
+
+def game_for_caller(
+    game_id: int,
+    user_id: int | None,
+    *,
+    token_id: int | None = None,
+    seats: bool = False,
+    using: str = DEFAULT_DB_ALIAS,
+) -> CallerGame | None:
+    """Game ``game_id``'s row, the players of login ``user_id`` (none for ``None``), with
+    ``token_id`` whether that token is live and with ``seats`` its table's seats, in one
+    statement, or ``None`` without such a game.
+
+    The push channel's read before every move (the sign-in checked, the mover's seat) and
+    before every pushed view (the seat, and the seats a bot plays, which the view shows):
+    three round trips in one (issue 24).  A login has a player in each club it plays in
+    at most, so the players read do not grow with the store.
+    """
+    players = (
+        f"(SELECT {_joined('p.id', using)} FROM {Player._meta.db_table} p WHERE p.user_id = %s)"
+        if user_id is not None
+        else "NULL"
     )
-    found = _one(query, [token_id, game_id], using)
+    live = f"EXISTS ({_LIVE_TOKEN})" if token_id is not None else "NULL"
+    seat = (
+        "CAST(ts.seat AS text) || ':' || CASE WHEN ts.autoplay THEN '1' ELSE '0' END"
+        " || ':' || CAST(ts.timeouts_in_a_row AS text)"
+    )
+    table_seats = (
+        f"(SELECT {_joined(seat, using)} FROM {TableSeat._meta.db_table} ts"
+        " WHERE ts.table_id = g.table_id)"
+        if seats
+        else "NULL"
+    )
+    query = (
+        f"SELECT {_columns(Game, 'g')}, {players}, {live}, {table_seats}"
+        f" FROM {Game._meta.db_table} g WHERE g.id = %s"
+    )
+    params = [p for p in (user_id, token_id) if p is not None]
+    found = _one(query, [*params, game_id], using)
     if found is None:
         return None
-    return _instance(Game, found[:-1], using), bool(found[-1])
+    game = _instance(Game, found[:-3], using)
+    mine, alive, seated = found[-3:]
+    return CallerGame(
+        game,
+        frozenset(int(pid) for pid in mine.split(",")) if mine else frozenset(),
+        None if token_id is None else bool(alive),
+        _seats_of(seated) if seats and game.table_id is not None else None,
+    )
+
+
+def _seats_of(text: str | None) -> list[tuple[int, bool, int]]:
+    found = []
+    for entry in text.split(",") if text else ():
+        seat, autoplay, count = entry.split(":")
+        found.append((int(seat), autoplay == "1", int(count)))
+    return found
 
 
 def next_game_of_table(table: int, number: int, using: str = DEFAULT_DB_ALIAS) -> int | None:

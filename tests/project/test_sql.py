@@ -207,24 +207,48 @@ def test_token_is_live_until_revoked_or_its_login_is_inactive(store_alias: str) 
     assert not sql.token_is_live(token.pk, store_alias)
 
 
-def test_game_row_and_token_reads_the_row_and_the_tokens_life_in_one_statement(
+def test_game_for_caller_reads_the_row_the_players_the_token_and_the_seats_in_one_statement(
     store_alias: str,
 ) -> None:
-    game = _game(store_alias)
-    user = User.objects.db_manager(store_alias).create_user("ann")
+    user, (mine, _), table = _seated(store_alias)
+    elsewhere = Club.objects.using(store_alias).create(name="D", slug="d")
+    also = Player.objects.using(store_alias).create(club=elsewhere, name="Ann", user=user)
+    game = _game(store_alias, table=table)
     token = ApiToken.objects.using(store_alias).create(user=user, prefix="p", key_hash="h" * 64)
     connection = connections[store_alias]
     with CaptureQueriesContext(connection) as captured:
-        found = sql.game_row_and_token(game.pk, token.pk, store_alias)
+        found = sql.game_for_caller(
+            game.pk, user.pk, token_id=token.pk, seats=True, using=store_alias
+        )
     assert len(captured) == 1 and found is not None
-    row, live = found
     fields = Game._meta.concrete_fields
-    assert [getattr(row, f.attname) for f in fields] == [getattr(game, f.attname) for f in fields]
-    assert live
-    assert sql.game_row_and_token(game.pk + 1000, token.pk, store_alias) is None
-    assert sql.game_row_and_token(game.pk, token.pk + 1000, store_alias) == (row, False)
+    assert [getattr(found.game, f.attname) for f in fields] == [
+        getattr(game, f.attname) for f in fields
+    ]
+    assert found.players == {mine.pk, also.pk}
+    assert found.live is True
+    assert found.seats is not None and sorted(found.seats) == [(0, False, 0), (1, True, 2)]
+    assert sorted(found.seats) == sorted(sql.table_seats(table.pk, store_alias))
+
+    # Only what is asked; nobody's players for an anonymous caller.
+    plain = sql.game_for_caller(game.pk, None, using=store_alias)
+    assert plain is not None and plain.game == found.game
+    assert (plain.players, plain.live, plain.seats) == (frozenset(), None, None)
+    other = User.objects.db_manager(store_alias).create_user("bob")
+    assert sql.game_for_caller(game.pk, other.pk, using=store_alias).players == frozenset()  # type: ignore[union-attr]
+    # A game at no table has no seats; no game, no answer.
+    lone = _game(store_alias)
+    assert sql.game_for_caller(lone.pk, user.pk, seats=True, using=store_alias).seats is None  # type: ignore[union-attr]
+    assert (
+        sql.game_for_caller(game.pk + 1000, user.pk, token_id=token.pk, using=store_alias) is None
+    )
+
+    # The token's life: a revoked token, or an unknown one, is not live.
+    stale = sql.game_for_caller(game.pk, user.pk, token_id=token.pk + 1000, using=store_alias)
+    assert stale is not None and stale.live is False
     ApiToken.objects.using(store_alias).filter(pk=token.pk).update(revoked_at=timezone.now())
-    assert sql.game_row_and_token(game.pk, token.pk, store_alias) == (row, False)
+    revoked = sql.game_for_caller(game.pk, user.pk, token_id=token.pk, using=store_alias)
+    assert revoked is not None and revoked.live is False
 
 
 def test_token_owner_finds_the_live_token_and_says_if_it_is_stale(store_alias: str) -> None:

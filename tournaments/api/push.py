@@ -77,9 +77,8 @@ from tournaments.api.throttling import RateLimits
 from tournaments.api.views.games import act, view_of
 from tournaments.languages import API_DEFAULT, accepted_in
 from tournaments.models import ApiToken, Game
-from tournaments.play import game_row
 from tournaments.services.access import game_access
-from tournaments.workers import notify
+from tournaments.workers import autoplay, notify
 
 log = logging.getLogger("parlour.api")
 
@@ -434,18 +433,25 @@ class PushConsumer(AsyncWebsocketConsumer):
                     gettext("your token was revoked or your session ended: sign in again")
                 )
 
-    def row_signed_in(self, game_id: int) -> Game | None:
-        """Game ``game_id``'s row (``None``: no such game), the sign-in checked first: for a
-        token in the same statement (one round trip fewer a move)."""
+    def read(
+        self, game_id: int, *, now: bool = False, seats: bool = False
+    ) -> sql.CallerGame | None:
+        """Game ``game_id``'s row with the caller's players (``seats``: and its table's
+        seats), or ``None`` without such a game; the sign-in checked first, ``now`` or when
+        the last check is old enough (:meth:`check_signed_in`), for a token in the same
+        statement (issue 24: one round trip where there were up to four)."""
         auth = self.who["auth"]
-        if isinstance(auth, ApiToken):
-            found = sql.game_row_and_token(game_id, auth.pk)
-            if found is not None:
-                row, live = found
-                self.signed_in(live)
-                return row
-        self.check_signed_in(now=True)
-        return game_row(game_id)
+        due = self.user.is_authenticated and (
+            now or time.monotonic() - self.auth_checked >= AUTH_RECHECK_SECONDS
+        )
+        token = auth.pk if due and isinstance(auth, ApiToken) else None
+        if due and token is None:
+            self.check_signed_in(now=True)  # a session's
+        user = self.user.pk if self.user.is_authenticated else None
+        found = sql.game_for_caller(game_id, user, token_id=token, seats=seats)
+        if token is not None:
+            self.signed_in(sql.token_is_live(token) if found is None else bool(found.live))
+        return found
 
     def count(self) -> None:
         """Count the message against the caller's request rates, as a request to the API."""
@@ -467,10 +473,12 @@ class PushConsumer(AsyncWebsocketConsumer):
             )
         self.access(game_id)
 
-    def access(self, game_id: int, found: Any = None) -> Any:
+    def access(self, game_id: int, found: sql.CallerGame | None = None) -> Any:
         """The caller's access to the game (its row ``found`` if just read), else a 404."""
-        found = game_row(game_id) if found is None else found
-        access = None if found is None else game_access(self.user, found)
+        if found is None:
+            user = self.user.pk if self.user.is_authenticated else None
+            found = sql.game_for_caller(game_id, user)
+        access = None if found is None else game_access(self.user, found.game, found.players)
         if access is None:
             with translation.override(self.language):
                 raise exceptions.NotFound(gettext("there is no game %(id)s") % {"id": game_id})
@@ -484,7 +492,7 @@ class PushConsumer(AsyncWebsocketConsumer):
                 raise exceptions.NotAuthenticated(
                     gettext("sign in (a bearer token) to act: spectators only follow")
                 )
-            found = self.row_signed_in(game_id)
+            found = self.read(game_id, now=True)
             key = message.get("key")
             body = {k: v for k, v in message.items() if k not in ("type", "game", "key")}
             access = self.access(game_id, found)
@@ -493,13 +501,15 @@ class PushConsumer(AsyncWebsocketConsumer):
     def view(self, game_id: int, after: int) -> tuple[dict[str, Any] | None, bool]:
         """Game ``game_id``'s view frame if it moved past ``after`` (else ``None``), and
         whether the game is over (nothing more will come)."""
-        self.check_signed_in()
-        found = game_row(game_id)
+        found = self.read(game_id, seats=True)
         after = max(after, self.told.get(game_id, -1))  # this client's own move's view: sent
-        if found is not None and found.sequence <= after:
-            return None, found.is_over
+        if found is not None and found.game.sequence <= after:
+            return None, found.game.is_over
         access = self.access(game_id, found)
-        with translation.override(self.language):
+        with translation.override(self.language), autoplay.seats_read_once():
+            table = access.game.table_id
+            if found is not None and found.seats is not None and table is not None:
+                autoplay.note_seats(table, found.game.sequence, found.seats)
             view = view_of(access, at_row=True)  # the row read just now
         # The view's own sequence: where the fold this process kept did not serve, the
         # stream was read to its end, which a commit since the row may have moved on.

@@ -12,6 +12,7 @@ visibility rule, which the web pages, the API and the workers all ask.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,15 +71,18 @@ def seat_player_ids(game: Game) -> list[int | None]:
     return GameContext.parse(game.context).seat_player_ids()
 
 
-def seat_of(user: Any, game: Game) -> int | None:
-    """The seat ``user`` holds in ``game`` (the lowest, should the data name two), or ``None``."""
+def seat_of(user: Any, game: Game, players: Collection[int] | None = None) -> int | None:
+    """The seat ``user`` holds in ``game`` (the lowest, should the data name two), or ``None``.
+
+    ``players``: the user's players, if the caller has just read them (with the game's row,
+    :func:`tournaments.sql.game_for_caller`); else those of the game's are read here."""
     if user is None or not user.is_authenticated:
         return None
     ids = seat_player_ids(game)
     wanted = [pid for pid in ids if pid is not None]
     if not wanted:
         return None
-    mine = sql.players_of_user(user.pk, wanted)
+    mine = sql.players_of_user(user.pk, wanted) if players is None else players
     for seat, pid in enumerate(ids):
         if pid in mine and seat < game.seats:
             return seat
@@ -148,15 +152,15 @@ class GameAccess:
         return "organiser" if self.organiser else "spectator"
 
 
-def game_access(user: Any, game: Game) -> GameAccess | None:
+def game_access(user: Any, game: Game, players: Collection[int] | None = None) -> GameAccess | None:
     """The caller's access to ``game`` (``None``: they may not see it), by the rule of
     :func:`may_see_game`.
 
     A seated caller costs one query (their seat): a seat sees its own view whether or
     not the caller also organises the club, so the club is looked up only for callers
-    without a seat.
+    without a seat (``players``: as :func:`seat_of`'s).
     """
-    seat = seat_of(user, game)
+    seat = seat_of(user, game, players)
     if seat is not None:
         return GameAccess(game, seat, organiser=False)
     club = game_club_id(game)

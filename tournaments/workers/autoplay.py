@@ -77,6 +77,14 @@ def table_seats(table: int, at: int | None = None) -> list[tuple[int, bool, int]
     return read[(table, at)]
 
 
+def note_seats(table: int, at: int, seats: list[tuple[int, bool, int]]) -> None:
+    """Inside :func:`seats_read_once`: ``table``'s seats as the caller has just read them
+    (with its game's row at sequence ``at``, :func:`tournaments.sql.game_for_caller`)."""
+    read = _seats_read.get()
+    if read is not None:
+        read.setdefault((table, at), seats)
+
+
 @contextmanager
 def seats_read_once() -> Iterator[None]:
     """Within the block, each table's seats are read once for each sequence of its game
