@@ -187,8 +187,12 @@ def _command(
         return _decide_and_append(
             game, kind, seat, action, expected, key, digest, cause_kind, cause_id, check
         )
-    except Conflict:
-        # A retry racing its own original: the original won; answer with its outcome.
+    except (Conflict, IllegalAction):
+        # The key is looked up only for a command refused (issue 24: a statement fewer for
+        # every move made).  A retry of a command that was stored comes back refused: its
+        # game moved on (a Conflict) or, read before that commit, the append found the
+        # stream moved and looked the key up itself.  A key used for another command
+        # answers as reused, not as the refusal of the command it now names.
         if key is not None:
             found = store.find_command(stream_name(game_id), key, digest)
             if found is not None:
@@ -210,10 +214,6 @@ def _decide_and_append(
 ) -> ActionResult:
     with transaction.atomic():
         game = _game(game_or_id)
-        if key is not None:
-            found = store.find_command(game.stream, key, digest)
-            if found is not None:
-                return ActionResult(game.pk, found.events, True)
         engine, state, current, _ = _load(game, at_row=expected == game.sequence)
         if current != expected:
             raise Conflict(game.stream, expected, current)
