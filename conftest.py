@@ -13,6 +13,7 @@ import contextlib
 import os
 import shutil
 import socket
+import sys
 from collections.abc import Iterator
 from urllib.parse import urlparse
 
@@ -126,6 +127,17 @@ def _source_language() -> Iterator[None]:
     translation.activate(settings.LANGUAGE_CODE)
     yield
     translation.activate(settings.LANGUAGE_CODE)
+
+
+@pytest.fixture(autouse=True)
+def _database_threads_let_go() -> Iterator[None]:
+    """The ASGI side's database threads keep their connections from one call to the next
+    (tournaments/api/waiting.py): after each test that used them they give them back and
+    end, before the test database is emptied or dropped under them."""
+    yield
+    waiting = sys.modules.get("tournaments.api.waiting")
+    if waiting is not None and waiting._threads is not None:
+        waiting._threads.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,8 @@ no database connection and no Redis connection of its own while it waits:
   deals are found at the next recheck); an account stream on its login's channel.
 * **Reads in a shared thread** (:func:`run_sync`): a waiter reads the database only
   when woken (or every :data:`RECHECK_SECONDS`, in case a message was lost), in one
-  of the event loop's few executor threads, and gives the connection back at once.
+  of the process's few :class:`DatabaseThreads`, which keep their connections while
+  there is work and give them back when idle.
 * **The request's own thread goes** before the wait (:class:`ASGIHandler`): Django
   keeps a thread for each ASGI request until the request ends, idle while a
   streamed body is sent; it is let go once the middleware and the view are done.
@@ -48,16 +49,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import queue
+import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import redis
 import redis.asyncio
 from asgiref.sync import SyncToAsync, sync_to_async
+from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler as DjangoASGIHandler
+from django.db import connections
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
@@ -368,18 +374,133 @@ def recheck_seconds(found: Hub | None, polling: float) -> float:
 # -- reading in a shared thread ---------------------------------------------------------------
 
 
-def _then_close(function: Callable[..., _T], *args: Any) -> _T:
-    try:
-        return function(*args)
-    finally:
-        # A thread of the loop's executor serves every waiter: it keeps no connection.
-        close_thread_connections()
+#: The threads that run the waiters' and the push channel's reads and moves (at most half
+#: the pool's connections, so that requests keep the rest).
+DATABASE_THREADS = 4
+#: Seconds a database thread keeps its connection with no work (then gives it back).
+IDLE_SECONDS = 5.0
+#: Seconds without work after which a kept connection is checked before its next use
+#: (Django's health check, one empty round trip): PostgreSQL may have restarted.
+CHECK_AFTER_SECONDS = 1.0
+
+
+class DatabaseThreads(Executor):
+    """A few threads, each keeping its database connection while there is work.
+
+    The event loop's default executor gave each call a thread that took a connection
+    and gave it back: with the pool, a checked connection (one empty round trip) and
+    Django's connect and close around every read and every move (issue 24: a fifth of
+    the moves a second at 32 players).  Here each thread keeps its connection from one
+    call to the next, gives it back after :data:`IDLE_SECONDS` without work, so that idle
+    waiters still hold none, and closes one a call met a database error with.  A
+    connection kept through a pause of :data:`CHECK_AFTER_SECONDS` is checked before its
+    next use, as a request's is.  asgiref's ``sync_to_async`` still hands each call over
+    (with its context: the language, and every ``Local`` of Django's), with this as its
+    executor: neither it nor :class:`concurrent.futures.ThreadPoolExecutor` gives a thread
+    a time-out of its own to give its connection back when idle.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._work: queue.SimpleQueue[
+            tuple[Future[Any], Callable[..., Any], tuple[Any, ...], dict[str, Any]] | None
+        ] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._started = False
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
+        """``fn(*args, **kwargs)`` in one of the threads."""
+        if not self._started:
+            self._start()
+        future: Future[_T] = Future()
+        self._work.put((future, fn, args, kwargs))
+        return future
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            for number in range(self.size):
+                name = f"parlour-database-{number}"
+                thread = threading.Thread(target=self._serve, name=name, daemon=True)
+                thread.start()
+                self._threads.append(thread)
+            self._started = True
+
+    def stop(self) -> None:
+        """Let every thread give its connection back and end (a test's database is about
+        to be emptied or dropped); the next :meth:`submit` starts them again."""
+        with self._lock:
+            if not self._started:
+                return
+            for _ in range(self.size):
+                self._work.put(None)  # each thread ends at the first it takes
+            for thread in self._threads:
+                thread.join()
+            self._threads, self._started = [], False
+
+    def _serve(self) -> None:
+        last = time.monotonic()
+        while True:
+            try:
+                item = self._work.get(timeout=IDLE_SECONDS)
+            except queue.Empty:
+                close_thread_connections()
+                item = self._work.get()
+            if item is None:
+                close_thread_connections()
+                return
+            future, fn, args, kwargs = item
+            if time.monotonic() - last >= CHECK_AFTER_SECONDS:
+                for connection in connections.all(initialized_only=True):
+                    # Django's own check before the next query (as at a request's start),
+                    # without the close that its request_started handler would make.
+                    setattr(connection, "health_check_done", False)  # noqa: B010
+            if future.set_running_or_notify_cancel():
+                try:
+                    result = fn(*args, **kwargs)
+                except BaseException as error:  # the caller's to handle
+                    _drop_failed_connections()
+                    future.set_exception(error)
+                else:
+                    future.set_result(result)
+            del item, future, fn, args, kwargs  # nothing of a call outlives it
+            last = time.monotonic()
+
+
+def _drop_failed_connections() -> None:
+    """Close a connection a failed call met a database error with (PostgreSQL restarting,
+    a broken socket): the next call connects afresh."""
+    for connection in connections.all(initialized_only=True):
+        if connection.connection is not None and connection.errors_occurred:
+            connection.close()
+
+
+_threads: DatabaseThreads | None = None
+
+
+def database_threads() -> DatabaseThreads:
+    """This process's :class:`DatabaseThreads` (made on first use)."""
+    global _threads
+    if _threads is None:
+        options = cast(dict[str, Any], settings.DATABASES["default"].get("OPTIONS", {}))
+        pool = options.get("pool")
+        size = DATABASE_THREADS
+        if pool:
+            size = max(1, min(size, int(pool["max_size"]) // 2))
+        _threads = DatabaseThreads(size)
+    return _threads
 
 
 async def run_sync(function: Callable[..., _T], *args: Any) -> _T:
-    """``function(*args)`` in one of the event loop's executor threads (a few per process,
-    shared by every waiter), its database connection given back when it returns."""
-    return await sync_to_async(_then_close, thread_sensitive=False)(function, *args)
+    """``function(*args)`` in one of the process's few :class:`DatabaseThreads` (shared by
+    every waiter and every push-channel client), whose connections are kept while they
+    work and given back when they are idle."""
+    # asgiref's hint says ThreadPoolExecutor; it only hands it to run_in_executor, which
+    # takes any Executor.
+    threads = cast(ThreadPoolExecutor, database_threads())
+    return await sync_to_async(function, thread_sensitive=False, executor=threads)(*args)
 
 
 async def let_the_request_thread_go() -> None:
