@@ -189,11 +189,19 @@ class FaultRun:
     notes: list[str] = field(default_factory=list)
     #: Seconds a restarted service stays down (``--outage``).
     outage: float = 2.0
+    #: When the fault first struck (``time.monotonic()``), noted by :meth:`strike`.
+    struck_at: float | None = None
 
     def note(self, text: str) -> None:
         stamp = time.strftime("%H:%M:%S")
         self.notes.append(f"{stamp} {text}")
         print(f"{stamp} {text}", flush=True)
+
+    def strike(self, text: str) -> None:
+        """Note the fault striking (the first time: when it struck)."""
+        if self.struck_at is None:
+            self.struck_at = time.monotonic()
+        self.note(text)
 
 
 def run_fault(
@@ -207,7 +215,8 @@ def run_fault(
 
     The workload: a two-round Bhabhi tournament of 12 bots (tables of four, three
     deals a table) played by the workers alone, and 6 Old Maid tables of a person
-    and a bot (six deals each) whose people play through the API on
+    and a bot (``--deals`` each, 30 by default: still playing when the fault strikes)
+    whose people play through the API on
     ``gunicorn`` with uvicorn workers.  Two workers run (``worker-a``,
     ``worker-b``) and beat on its own, as docker-compose runs them; the sweep
     every 0.5 s, a stalled bot requeued after 1 s.  Each of them must still be
@@ -223,6 +232,13 @@ def run_fault(
     parser.add_argument("--url", default=DEFAULT_PG)
     parser.add_argument("--redis", default=DEFAULT_REDIS)
     parser.add_argument("--tables", type=int, default=6, help="people's tables")
+    parser.add_argument(
+        "--deals",
+        type=int,
+        default=30,
+        help="deals a people's table plays (enough for the people to be playing when the"
+        " fault strikes, a few seconds in)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the database")
     parser.add_argument(
         "--outage", type=float, default=2.0, help="seconds a restarted service stays down"
@@ -264,7 +280,7 @@ def run_fault(
         stack.start_web(2, "asgi")
         run = FaultRun(stack, workers, outage=args.outage)
         bots = bot_tournament(name, 12, "bhabhi", rounds=2, size=4, deals=3)
-        people, seats = person_tables(name, args.tables, deals=6)
+        people, seats = person_tables(name, args.tables, deals=args.deals)
         run.note(
             f"started: {len(seats)} people's tables ({args.transport}) and a tournament of 12 bots"
         )
@@ -280,6 +296,7 @@ def run_fault(
         thread = threading.Thread(target=strike, daemon=True)
         thread.start()
         record, wall, _ = run_players(stack.url, seats, 240.0, poll=0.02, transport=args.transport)
+        people_done = time.monotonic()
         thread.join(timeout=120)
         run.note(
             f"people done in {wall:.1f} s: {len(record.acknowledged)} actions acknowledged,"
@@ -305,6 +322,19 @@ def run_fault(
                 "every person's table played to its end",
                 record.finished_tables == len(seats),
                 f"{record.finished_tables} of {len(seats)}",
+            ),
+        )
+        # A fault that struck after the people's last move tested only the bots: their
+        # tables must still have been playing (more --deals if not).
+        struck = run.struck_at
+        checks.insert(
+            0,
+            Check(
+                "the fault struck while the people played",
+                struck is not None and struck < people_done,
+                "it did not strike"
+                if struck is None
+                else f"{people_done - struck:+.1f} s before their last move",
             ),
         )
         if failed:

@@ -45,7 +45,7 @@ def cluster_of(port: int) -> tuple[str, str]:
 def restart_postgres(run: FaultRun) -> None:
     time.sleep(3)
     version, name = cluster_of(urlparse(run.stack.database_url).port or 5432)
-    run.note(f"restarting PostgreSQL {version}/{name}")
+    run.strike(f"restarting PostgreSQL {version}/{name}")
     started = time.monotonic()
     subprocess.run(
         ["pg_ctlcluster", "--skip-systemctl-redirect", version, name, "restart"],

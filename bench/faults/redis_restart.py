@@ -73,7 +73,7 @@ def restart_redis(run: FaultRun) -> None:
     subprocess.run(
         ["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True, check=False
     )
-    run.note(f"Redis shut down (nosave), down for {run.outage:g} s")
+    run.strike(f"Redis shut down (nosave), down for {run.outage:g} s")
     time.sleep(run.outage)
     subprocess.run(start_command(port), check=True, capture_output=True)
     for _ in range(100):

@@ -33,7 +33,7 @@ def kill_workers(run: FaultRun) -> None:
     for process in (b, a, beat):  # at 2, 6 and 10 s, each back 2 s later
         time.sleep(2)
         process.kill()
-        run.note(f"{process.name} killed (SIGKILL, whole process group)")
+        run.strike(f"{process.name} killed (SIGKILL, whole process group)")
         time.sleep(2)
         process.start()
         run.note(f"{process.name} started again")
