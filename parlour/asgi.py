@@ -15,8 +15,9 @@ streamed body or a long-poll's wait it lets the request's thread go, so that an
 idle stream or long-poll holds no thread (nor database connection) of its own;
 and ours on top (tournaments/api/handler.py): a body announced over its limit is
 not read at all (the 413 comes from its headers), one without a length only up to
-its limit, and at most ``DATABASE_POOL_SIZE`` (else 32) requests of a process run
-in threads at once, the rest waiting their turn in the event loop.
+its limit, and at most ``DATABASE_POOL_SIZE`` (less the connections the waits' and the
+push channel's database threads keep; else 32) requests of a process run in threads at
+once, the rest waiting their turn in the event loop.
 
 WebSockets (the push channel, ``/api/v1/ws``: tournaments/api/push.py) go to
 Django Channels' consumer; everything else is HTTP as above.

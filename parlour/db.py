@@ -9,6 +9,7 @@ reads with :func:`release_pooled_connections`.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import connections
 
 
@@ -35,3 +36,33 @@ def close_thread_connections() -> None:
     for connection in connections.all(initialized_only=True):
         if connection.connection is not None and not connection.in_atomic_block:
             connection.close()
+
+
+#: The ASGI side's database threads (``tournaments.api.waiting.DatabaseThreads``).
+DATABASE_THREADS = 4
+
+
+def database_threads() -> tuple[int, bool]:
+    """How many database threads an ASGI process runs for its waits and its push channel,
+    and whether each keeps its connection from one call to the next.
+
+    Without a pool: :data:`DATABASE_THREADS`, each keeping its own connection (a connect
+    for every read cost far more).  With a pool of ``DATABASE_POOL_SIZE`` connections:
+    as many, but at most half the pool, keeping theirs, and the requests run in threads
+    at once are limited to what the pool has left (``tournaments.api.handler``), so that
+    neither waits on the other for a connection.  A pool under four is too small to
+    spare any: the threads then take a connection for each call and give it back.
+    """
+    pool = int(getattr(settings, "DATABASE_POOL_SIZE", 0) or 0)
+    if pool <= 0:
+        return DATABASE_THREADS, True
+    if pool < 4:
+        return DATABASE_THREADS, False
+    return min(DATABASE_THREADS, pool // 2), True
+
+
+def connections_kept_by_threads() -> int:
+    """How many of the pool's connections the database threads may keep (0 without one)."""
+    pool = int(getattr(settings, "DATABASE_POOL_SIZE", 0) or 0)
+    size, keep = database_threads()
+    return size if pool > 0 and keep else 0

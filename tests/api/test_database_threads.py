@@ -9,14 +9,17 @@ test database, which it never closes, so those tests run on PostgreSQL (CI's).""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import Any
 
 import pytest
 from django.db import DatabaseError, connection
+from django.test import override_settings
 from django.utils import translation
 
-from tournaments.api import waiting
+from parlour import db
+from tournaments.api import handler, waiting
 from tournaments.api.waiting import DatabaseThreads
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -59,13 +62,26 @@ def test_an_idle_thread_gives_its_connection_back(
     assert not one_thread.submit(_has_connection).result(timeout=10)
 
 
-def test_a_call_that_met_a_database_error_leaves_no_connection(
+def test_a_call_whose_connection_broke_leaves_no_connection(
     one_thread: Any, on_postgres: None
 ) -> None:
+    def broken() -> None:
+        with connection.cursor() as cursor:  # PostgreSQL ends this very backend
+            cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+
     one_thread.submit(_own_connection).result(timeout=10)
     with pytest.raises(DatabaseError):
-        one_thread.submit(_fails_in_the_database).result(timeout=10)
+        one_thread.submit(broken).result(timeout=10)
     assert not one_thread.submit(_has_connection).result(timeout=10)
+
+
+def test_a_call_that_met_a_database_error_keeps_a_connection_that_answers(
+    one_thread: Any,
+) -> None:
+    first = one_thread.submit(_own_connection).result(timeout=10)
+    with pytest.raises(DatabaseError):
+        one_thread.submit(_fails_in_the_database).result(timeout=10)
+    assert one_thread.submit(_own_connection).result(timeout=10) == first
 
 
 def test_a_refusal_that_is_not_the_database_s_keeps_the_connection(one_thread: Any) -> None:
@@ -79,18 +95,68 @@ def test_a_refusal_that_is_not_the_database_s_keeps_the_connection(one_thread: A
     assert one_thread.submit(_own_connection).result(timeout=10) == first
 
 
-def test_a_connection_kept_through_a_pause_is_checked_before_its_next_use(
-    one_thread: Any, monkeypatch: pytest.MonkeyPatch
+def test_a_connection_broken_during_a_pause_is_replaced_before_the_next_call(
+    one_thread: Any, monkeypatch: pytest.MonkeyPatch, on_postgres: None
 ) -> None:
+    """PostgreSQL restarted while the thread was idle: its next call must not fail."""
     monkeypatch.setattr(waiting, "CHECK_AFTER_SECONDS", 0.1)
 
-    def checked_next() -> bool:
-        return not getattr(connection, "health_check_done", True)
+    def backend() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            return int(cursor.fetchone()[0])
 
-    one_thread.submit(_own_connection).result(timeout=10)
-    assert not one_thread.submit(checked_next).result(timeout=10)  # right after: no check
+    first = one_thread.submit(backend).result(timeout=10)
+    with connection.cursor() as cursor:  # the test's own connection ends the thread's
+        cursor.execute("SELECT pg_terminate_backend(%s)", [first])
     time.sleep(0.3)
-    assert one_thread.submit(checked_next).result(timeout=10)
+    assert one_thread.submit(backend).result(timeout=10) != first
+
+
+def test_a_database_error_caught_by_the_call_keeps_a_connection_that_answers(
+    one_thread: Any,
+) -> None:
+    """A call that caught a database error itself (a long-poll's answer does) leaves its
+    connection checked: kept if it answers, and not dropped at the next refusal."""
+
+    def caught() -> bool:
+        with contextlib.suppress(DatabaseError):
+            _fails_in_the_database()
+        return bool(connection.errors_occurred)
+
+    def refuse() -> None:
+        raise ValueError("refused")
+
+    first = one_thread.submit(_own_connection).result(timeout=10)
+    assert one_thread.submit(caught).result(timeout=10)  # the error was met
+    assert not one_thread.submit(lambda: connection.errors_occurred).result(timeout=10)
+    with pytest.raises(ValueError):
+        one_thread.submit(refuse).result(timeout=10)
+    assert one_thread.submit(_own_connection).result(timeout=10) == first
+
+
+def test_threads_that_keep_nothing_give_their_connection_back_after_each_call(
+    on_postgres: None,
+) -> None:
+    threads = DatabaseThreads(1, keep=False)
+    try:
+        threads.submit(_own_connection).result(timeout=10)
+        assert not threads.submit(_has_connection).result(timeout=10)
+    finally:
+        threads.stop()
+
+
+@pytest.mark.parametrize(
+    ("pool", "threads", "keep", "requests"),
+    [(0, 4, True, 32), (2, 4, False, 2), (6, 3, True, 3), (10, 4, True, 6), (20, 4, True, 16)],
+)
+def test_the_threads_never_take_more_of_the_pool_than_the_requests_leave(
+    pool: int, threads: int, keep: bool, requests: int
+) -> None:
+    with override_settings(DATABASE_POOL_SIZE=pool):
+        assert db.database_threads() == (threads, keep)
+        assert handler.requests_at_once() == requests
+        assert requests + db.connections_kept_by_threads() == (pool or requests)
 
 
 def test_a_call_runs_in_its_caller_s_context() -> None:

@@ -39,6 +39,7 @@ from django.conf import settings
 from django.core.exceptions import RequestAborted
 from django.urls import Resolver404, resolve
 
+from parlour.db import connections_kept_by_threads
 from tournaments.api import capacity
 from tournaments.api.parsers import body_limit
 from tournaments.api.waiting import ASGIHandler, let_the_request_thread_go
@@ -95,14 +96,14 @@ def _at_most(receive: Receive, most: int) -> Receive:
 
 
 #: Requests a process runs in threads at once without a connection pool (with one:
-#: ``DATABASE_POOL_SIZE``).
+#: ``DATABASE_POOL_SIZE`` less what the database threads keep, :mod:`parlour.db`).
 REQUESTS_AT_ONCE = 32
 
 
 def requests_at_once() -> int:
     """How many requests one process runs in threads at once (:class:`BoundedASGIHandler`)."""
     pool = int(getattr(settings, "DATABASE_POOL_SIZE", 0) or 0)
-    return pool if pool > 0 else REQUESTS_AT_ONCE
+    return pool - connections_kept_by_threads() if pool > 0 else REQUESTS_AT_ONCE
 
 
 def client_address(scope: dict[str, Any]) -> str:

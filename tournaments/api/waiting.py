@@ -61,7 +61,6 @@ from typing import Any, TypeVar, cast
 import redis
 import redis.asyncio
 from asgiref.sync import SyncToAsync, sync_to_async
-from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler as DjangoASGIHandler
 from django.db import connections
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
@@ -71,6 +70,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from parlour import db
 from parlour.db import close_thread_connections
 from tournaments.api.capacity import Slots
 from tournaments.play import game_row
@@ -374,14 +374,13 @@ def recheck_seconds(found: Hub | None, polling: float) -> float:
 # -- reading in a shared thread ---------------------------------------------------------------
 
 
-#: The threads that run the waiters' and the push channel's reads and moves (at most half
-#: the pool's connections, so that requests keep the rest).
-DATABASE_THREADS = 4
 #: Seconds a database thread keeps its connection with no work (then gives it back).
 IDLE_SECONDS = 5.0
 #: Seconds without work after which a kept connection is checked before its next use
-#: (Django's health check, one empty round trip): PostgreSQL may have restarted.
+#: (one round trip): PostgreSQL may have restarted meanwhile.
 CHECK_AFTER_SECONDS = 1.0
+#: Seconds :meth:`DatabaseThreads.stop` waits for each thread to end.
+STOP_SECONDS = 30.0
 
 
 class DatabaseThreads(Executor):
@@ -390,55 +389,53 @@ class DatabaseThreads(Executor):
     The event loop's default executor gave each call a thread that took a connection
     and gave it back: with the pool, a checked connection (one empty round trip) and
     Django's connect and close around every read and every move (issue 24: a fifth of
-    the moves a second at 32 players).  Here each thread keeps its connection from one
-    call to the next, gives it back after :data:`IDLE_SECONDS` without work, so that idle
-    waiters still hold none, and closes one a call met a database error with.  A
-    connection kept through a pause of :data:`CHECK_AFTER_SECONDS` is checked before its
-    next use, as a request's is.  asgiref's ``sync_to_async`` still hands each call over
-    (with its context: the language, and every ``Local`` of Django's), with this as its
-    executor: neither it nor :class:`concurrent.futures.ThreadPoolExecutor` gives a thread
-    a time-out of its own to give its connection back when idle.
+    the moves a second at 32 players).  Here each thread (``keep``) keeps its connection
+    from one call to the next and gives it back after :data:`IDLE_SECONDS` without work,
+    so that idle waiters still hold none.  A connection a call met a database error with
+    is checked and closed if it is broken (whether or not the call raised), and one kept
+    through a pause of :data:`CHECK_AFTER_SECONDS` is checked before its next use, as
+    Django checks a request's.  How many threads, and whether they keep connections, is
+    :func:`parlour.db.database_threads`'s: never more than the pool can spare.
+    asgiref's ``sync_to_async`` still hands each call over (with its context: the
+    language, and every ``Local`` of Django's), with this as its executor: neither it nor
+    :class:`concurrent.futures.ThreadPoolExecutor` gives a thread a time-out of its own to
+    give its connection back when idle.
     """
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, *, keep: bool = True) -> None:
         self.size = size
+        self.keep = keep
         self._work: queue.SimpleQueue[
             tuple[Future[Any], Callable[..., Any], tuple[Any, ...], dict[str, Any]] | None
         ] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
-        self._started = False
         self._lock = threading.Lock()
 
     def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
         """``fn(*args, **kwargs)`` in one of the threads."""
-        if not self._started:
-            self._start()
         future: Future[_T] = Future()
-        self._work.put((future, fn, args, kwargs))
+        with self._lock:  # never queued behind a stop's end markers
+            if not self._threads:
+                self._start()
+            self._work.put((future, fn, args, kwargs))
         return future
 
     def _start(self) -> None:
-        with self._lock:
-            if self._started:
-                return
-            for number in range(self.size):
-                name = f"parlour-database-{number}"
-                thread = threading.Thread(target=self._serve, name=name, daemon=True)
-                thread.start()
-                self._threads.append(thread)
-            self._started = True
+        for number in range(self.size):
+            name = f"parlour-database-{number}"
+            thread = threading.Thread(target=self._serve, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
 
     def stop(self) -> None:
         """Let every thread give its connection back and end (a test's database is about
         to be emptied or dropped); the next :meth:`submit` starts them again."""
         with self._lock:
-            if not self._started:
-                return
-            for _ in range(self.size):
+            for _ in self._threads:
                 self._work.put(None)  # each thread ends at the first it takes
             for thread in self._threads:
-                thread.join()
-            self._threads, self._started = [], False
+                thread.join(STOP_SECONDS)
+            self._threads = []
 
     def _serve(self) -> None:
         last = time.monotonic()
@@ -446,51 +443,70 @@ class DatabaseThreads(Executor):
             try:
                 item = self._work.get(timeout=IDLE_SECONDS)
             except queue.Empty:
-                close_thread_connections()
+                _tidy(close_thread_connections)
                 item = self._work.get()
             if item is None:
-                close_thread_connections()
+                _tidy(close_thread_connections)
                 return
             future, fn, args, kwargs = item
+            del item
             if time.monotonic() - last >= CHECK_AFTER_SECONDS:
-                for connection in connections.all(initialized_only=True):
-                    # Django's own check before the next query (as at a request's start),
-                    # without the close that its request_started handler would make.
-                    setattr(connection, "health_check_done", False)  # noqa: B010
+                _tidy(_drop_broken_connections)
             if future.set_running_or_notify_cancel():
                 try:
                     result = fn(*args, **kwargs)
                 except BaseException as error:  # the caller's to handle
-                    _drop_failed_connections()
                     future.set_exception(error)
                 else:
                     future.set_result(result)
-            del item, future, fn, args, kwargs  # nothing of a call outlives it
+                    del result
+            del future, fn, args, kwargs  # nothing of a call outlives it
+            _tidy(_drop_failed_connections if self.keep else close_thread_connections)
             last = time.monotonic()
 
 
+def _tidy(step: Callable[[], None]) -> None:
+    """Run a connection's clean-up; a failure of it must not end the thread (its callers
+    would wait for ever)."""
+    try:
+        step()
+    except Exception:
+        log.exception("a database thread's clean-up failed")
+
+
 def _drop_failed_connections() -> None:
-    """Close a connection a failed call met a database error with (PostgreSQL restarting,
-    a broken socket): the next call connects afresh."""
+    """Check each connection a call met a database error with (the call may have caught
+    it): keep it if it answers, else close it (PostgreSQL restarting, a broken socket)."""
     for connection in connections.all(initialized_only=True):
-        if connection.connection is not None and connection.errors_occurred:
+        if connection.connection is None or not connection.errors_occurred:
+            continue
+        if not connection.in_atomic_block and connection.is_usable():
+            connection.errors_occurred = False
+        else:
+            connection.close()
+
+
+def _drop_broken_connections() -> None:
+    """Close each kept connection that no longer answers (one round trip each)."""
+    for connection in connections.all(initialized_only=True):
+        if connection.connection is None or connection.in_atomic_block:
+            continue
+        if not connection.is_usable():
             connection.close()
 
 
 _threads: DatabaseThreads | None = None
+_threads_made = threading.Lock()
 
 
 def database_threads() -> DatabaseThreads:
     """This process's :class:`DatabaseThreads` (made on first use)."""
     global _threads
-    if _threads is None:
-        options = cast(dict[str, Any], settings.DATABASES["default"].get("OPTIONS", {}))
-        pool = options.get("pool")
-        size = DATABASE_THREADS
-        if pool:
-            size = max(1, min(size, int(pool["max_size"]) // 2))
-        _threads = DatabaseThreads(size)
-    return _threads
+    with _threads_made:
+        if _threads is None:
+            size, keep = db.database_threads()
+            _threads = DatabaseThreads(size, keep=keep)
+        return _threads
 
 
 async def run_sync(function: Callable[..., _T], *args: Any) -> _T:
