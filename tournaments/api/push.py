@@ -412,9 +412,7 @@ class PushConsumer(AsyncWebsocketConsumer):
     def check_signed_in(self, *, now: bool = False) -> None:
         """Raise :class:`SignedOut` if the token was revoked or the session ended since the
         connection began (checked ``now``, or when the last check is old enough)."""
-        if not self.user.is_authenticated:
-            return
-        if not now and time.monotonic() - self.auth_checked < AUTH_RECHECK_SECONDS:
+        if not self.recheck_due(now=now):
             return
         auth = self.who["auth"]
         if isinstance(auth, ApiToken):
@@ -433,6 +431,13 @@ class PushConsumer(AsyncWebsocketConsumer):
                     gettext("your token was revoked or your session ended: sign in again")
                 )
 
+    def recheck_due(self, *, now: bool = False) -> bool:
+        """Whether the sign-in is to be checked: ``now``, or the last check is old enough
+        (never for an anonymous connection)."""
+        return bool(self.user.is_authenticated) and (
+            now or time.monotonic() - self.auth_checked >= AUTH_RECHECK_SECONDS
+        )
+
     def read(
         self, game_id: int, *, now: bool = False, seats: bool = False
     ) -> sql.CallerGame | None:
@@ -441,9 +446,7 @@ class PushConsumer(AsyncWebsocketConsumer):
         the last check is old enough (:meth:`check_signed_in`), for a token in the same
         statement (issue 24: one round trip where there were up to four)."""
         auth = self.who["auth"]
-        due = self.user.is_authenticated and (
-            now or time.monotonic() - self.auth_checked >= AUTH_RECHECK_SECONDS
-        )
+        due = self.recheck_due(now=now)
         token = auth.pk if due and isinstance(auth, ApiToken) else None
         if due and token is None:
             self.check_signed_in(now=True)  # a session's
@@ -471,13 +474,12 @@ class PushConsumer(AsyncWebsocketConsumer):
             raise exceptions.ValidationError(
                 {"game": [gettext("follow at most %(most)s games at once") % most]}
             )
-        self.access(game_id)
+        user = self.user.pk if self.user.is_authenticated else None
+        self.access(game_id, sql.game_for_caller(game_id, user))
 
-    def access(self, game_id: int, found: sql.CallerGame | None = None) -> Any:
-        """The caller's access to the game (its row ``found`` if just read), else a 404."""
-        if found is None:
-            user = self.user.pk if self.user.is_authenticated else None
-            found = sql.game_for_caller(game_id, user)
+    def access(self, game_id: int, found: sql.CallerGame | None) -> Any:
+        """The caller's access to the game from its row ``found`` just read (``None``: there
+        is no such game), else a 404: never read again."""
         access = None if found is None else game_access(self.user, found.game, found.players)
         if access is None:
             with translation.override(self.language):
