@@ -10,6 +10,7 @@ real on PostgreSQL (``transaction=True``), with the real Redis where named.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 import time
@@ -526,6 +527,52 @@ def test_the_hub_stops_with_its_event_loop_even_if_a_read_swallows_the_cancel(
 
     def closing() -> None:
         asyncio.run(run())  # its close cancels the hub's task and waits for it
+        done.set()
+
+    threading.Thread(target=closing, daemon=True).start()
+    assert done.wait(15), "the hub's task outlived its event loop's close"
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("when", ["connecting", "subscribing"])
+def test_the_hub_stops_with_its_event_loop_even_if_a_ping_or_subscribe_swallows_the_cancel(
+    with_redis: str, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    """A CI run hung again in asyncio.run's close: the hub's task had been cancelled in its
+    first ping (the loop closed while it connected), the cancel was lost there, and the
+    task went on to read for ever.  Here the ping and the subscribe each take a while and
+    lose any cancel that comes meanwhile, and the loop is closed during one of them."""
+    from redis.asyncio.client import PubSub
+
+    def slow_and_swallowing(name: str) -> None:
+        original = getattr(PubSub, name)
+
+        async def patched(self: PubSub, *args: Any, **kwargs: Any) -> Any:
+            with contextlib.suppress(asyncio.CancelledError):  # lost, as redis-py lost it
+                await asyncio.sleep(0.3)
+            return await original(self, *args, **kwargs)
+
+        monkeypatch.setattr(PubSub, name, patched)
+
+    slow_and_swallowing("ping")
+    slow_and_swallowing("subscribe")
+
+    async def run() -> None:
+        hub = waiting.hub()
+        assert hub is not None
+        if when == "subscribing":
+            deadline = time.monotonic() + 5
+            while not hub.subscribed and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            assert hub.subscribed
+            waiter = waiting.Waiter()
+            hub.register(waiter, ["game-1"])
+        await asyncio.sleep(0.1)  # the ping, or the subscribe, is under way
+
+    done = threading.Event()
+
+    def closing() -> None:
+        asyncio.run(run())  # its close cancels the hub's tasks and waits for them
         done.set()
 
     threading.Thread(target=closing, daemon=True).start()

@@ -16,7 +16,8 @@ Each step every viewer reads ``per_step`` of those surfaces, in turn,
 so over a game each viewer reads each of them many times; at a step with a secret
 that lasts only a step or two (a pending declaration, a blind draw not yet led)
 every viewer reads every surface that shows the moves (events, streams, the pages'
-fragments with their logs); the acting seat's answer to its move is searched too.
+fragments with their logs); the acting seat's answer to its move is searched too (every
+other move is sent over the push channel, the rest over HTTP).
 
 The secrets of a viewer at a step (while the game runs):
 
@@ -524,9 +525,10 @@ class Checker:
 PUSH = "ws:/api/v1/ws follow"
 
 
-def pushed(game_id: int, viewer: Viewer) -> list[Any]:
-    """Every frame the push channel sends ``viewer`` who follows game ``game_id``: its hello
-    and the game's view, through the ASGI application in this process."""
+def pushed(game_id: int, viewer: Viewer, act: dict[str, Any] | None = None) -> list[Any]:
+    """Every frame the push channel sends ``viewer``, through the ASGI application in this
+    process: its hello, then the view of game ``game_id`` it follows, or (given ``act``, the
+    ``act`` message's other fields) the answer to its move sent over the channel."""
     from parlour.asgi import application
 
     headers = [(b"accept-language", viewer.language.encode()), (b"host", b"testserver")]
@@ -534,23 +536,25 @@ def pushed(game_id: int, viewer: Viewer) -> list[Any]:
         headers.append((b"authorization", f"Bearer {viewer.token}".encode()))
 
     scope = {"type": "websocket", "path": "/api/v1/ws", "headers": headers, "subprotocols": []}
+    message = {"type": "follow", "game": game_id}
+    if act is not None:
+        message = {"type": "act", "game": game_id, **act}
 
-    async def follow() -> list[Any]:
+    async def talk_once() -> list[Any]:
         # channels.testing's WebsocketCommunicator, without the daphne it imports.
         talk = ApplicationCommunicator(application, scope)
         await talk.send_input({"type": "websocket.connect"})
         assert (await talk.receive_output(10))["type"] == "websocket.accept"
         try:
             frames = [json.loads((await talk.receive_output(10))["text"])]
-            follow = {"type": "follow", "game": game_id}
-            await talk.send_input({"type": "websocket.receive", "text": json.dumps(follow)})
+            await talk.send_input({"type": "websocket.receive", "text": json.dumps(message)})
             frames.append(json.loads((await talk.receive_output(10))["text"]))
             return frames
         finally:
             await talk.send_input({"type": "websocket.disconnect", "code": 1000})
             await talk.wait(10)
 
-    return asyncio.run(follow())
+    return asyncio.run(talk_once())
 
 
 def surfaces(table: FuzzTable, viewer: Viewer) -> list[str]:
@@ -728,18 +732,28 @@ def _play_game(
         seat = rng.choice(game.waiting_for or game.to_act)
         actor = viewers[seat]
         view = actor.get(f"/api/v1/games/{game.pk}").json()
-        response = actor.client.post(
-            f"/api/v1/games/{game.pk}/actions",
-            {"action": choose(view, rng), "expected_sequence": view["sequence"]},
-            content_type="application/json",
-            headers={"Authorization": f"Bearer {actor.token}", "Idempotency-Key": f"s{step}"},
-        )
-        assert response.status_code == 200, response.content[:300]
+        move = {"action": choose(view, rng), "expected_sequence": view["sequence"]}
+        # Every other move is sent over the push channel, whose answer is searched the same way.
+        if step % 2:
+            frames = pushed(game.pk, actor, act={"key": f"s{step}", **move})
+            assert [f["type"] for f in frames] == ["hello", "acted"], frames
+            body: Any = frames
+            text = "\n".join(json.dumps(f) for f in frames)
+            how = "over the push channel"
+        else:
+            response = actor.client.post(
+                f"/api/v1/games/{game.pk}/actions",
+                move,
+                content_type="application/json",
+                headers={"Authorization": f"Bearer {actor.token}", "Idempotency-Key": f"s{step}"},
+            )
+            assert response.status_code == 200, response.content[:300]
+            body, text = response.json(), response.content.decode()
+            how = "over HTTP"
         if not table.refresh().is_over:
             after = secrets.update()
-            what = f"{kind}/{seats} #{game.pk}: seat {seat}'s answer to its move"
-            text = response.content.decode()
-            checker.check(what, text, response.json(), after[seat], html=False)
+            what = f"{kind}/{seats} #{game.pk}: seat {seat}'s answer to its move {how}"
+            checker.check(what, text, body, after[seat], html=False)
         step += 1
     tally.steps = step
     # Over: the record, the seed and the deck are public now (the checks look in the right

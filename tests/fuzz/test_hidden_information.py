@@ -8,7 +8,8 @@ with ``?view=true``), the table, the tournament and its stream, a seat's account
 stream, and the pages (game, replay, table, tournament, the seat's play page, and
 their fragments); at a step with a secret
 that lasts only a step or two, everyone reads every surface that shows the moves.
-The acting seat's answer to its move is checked too.
+The acting seat's answer to its move is checked too: every other move is sent over
+the push channel (its ``acted`` frame), the rest as ``POST .../actions``.
 
 What a viewer may not see is computed from the engine and the stored events alone,
 never from the service's redaction (tests/fuzz/leaks.py says how): cards hidden

@@ -144,6 +144,17 @@ def _cancel_requested() -> bool:
     return task is not None and task.cancelling() > 0
 
 
+def _stop_if_cancelled() -> None:
+    """End the running task if it was cancelled and the cancel got lost below it.
+
+    redis-py's calls have swallowed a cancel (its read once, its ping at a new
+    connection since): the hub's task then went on, and a closing ``asyncio.run``, which
+    cancels every task and waits for them, waited for ever (two CI hangs).  Each of the
+    hub's awaits on redis-py is followed by this."""
+    if _cancel_requested():
+        raise asyncio.CancelledError
+
+
 class Hub:
     """This event loop's one Redis subscription, fanning messages out to waiters.
 
@@ -238,6 +249,7 @@ class Hub:
                 # The first answer (to this PING) says the connection is read.
                 self._heard_at = time.monotonic()
                 await pubsub.ping()
+                _stop_if_cancelled()
                 loop = asyncio.get_running_loop()
                 tasks = [loop.create_task(self._read(pubsub)), loop.create_task(self._ask(pubsub))]
                 done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
@@ -270,10 +282,7 @@ class Hub:
         cost twice the CPU a message; :meth:`_ask` pings the connection instead)."""
         while True:
             message = await pubsub.get_message(timeout=None)
-            if _cancel_requested():
-                # A cancel swallowed below us (redis-py's read has lost one before, and a
-                # closing asyncio.run waited for this task for ever: a CI run hung).
-                raise asyncio.CancelledError
+            _stop_if_cancelled()
             self._heard_at = time.monotonic()
             if not self.subscribed:
                 self.subscribed = True
@@ -319,13 +328,16 @@ class Hub:
             self._asked.difference_update(fewer)
             if more:
                 await pubsub.subscribe(*more)
+                _stop_if_cancelled()
             if fewer:
                 await pubsub.unsubscribe(*fewer)
+                _stop_if_cancelled()
             quiet = now - self._heard_at
             if quiet > 3 * PING_SECONDS:
                 raise ConnectionError(f"no answer from Redis for {quiet:.0f} s")
             if quiet > PING_SECONDS:
                 await pubsub.ping()
+                _stop_if_cancelled()
             try:
                 async with asyncio.timeout(min(PING_SECONDS, LINGER_SECONDS)):
                     await self._changed.wait()
