@@ -91,45 +91,66 @@ def next_dealer(dealer: int, seats: int) -> int:
     return (dealer + 1) % seats
 
 
+def scored(
+    fmt: SeriesFormat, totals: Sequence[float], result: Mapping[str, Any], seats: int
+) -> list[float]:
+    """Each seat's score after one more deal's ``result``, from its ``totals`` before it.
+
+    A table keeps its running totals so that a deal's end costs the same at the
+    thousandth deal as at the first (:func:`scores` is this, folded over the results)."""
+    after = [float(t) for t in totals] if totals else [0.0] * seats
+    if fmt.kind == "first_to":
+        winner = result.get("winner")
+        if winner is not None:
+            after[winner] += 1
+    elif fmt.kind == "losses":
+        after[result["loser"]] -= 1
+    else:
+        table = fmt.place_points(seats)
+        place = 0
+        for group in result["places"]:
+            shared = sum(table[place : place + len(group)]) / len(group)
+            for seat in group:
+                after[seat] += shared
+            place += len(group)
+    return after
+
+
 def scores(fmt: SeriesFormat, results: Sequence[Mapping[str, Any]], seats: int) -> list[float]:
     """Each seat's score so far, higher is better (wins, minus losses, or place points)."""
     totals = [0.0] * seats
     for result in results:
-        if fmt.kind == "first_to":
-            winner = result.get("winner")
-            if winner is not None:
-                totals[winner] += 1
-        elif fmt.kind == "losses":
-            totals[result["loser"]] -= 1
-        else:
-            table = fmt.place_points(seats)
-            place = 0
-            for group in result["places"]:
-                shared = sum(table[place : place + len(group)]) / len(group)
-                for seat in group:
-                    totals[seat] += shared
-                place += len(group)
+        totals = scored(fmt, totals, result, seats)
     return totals
+
+
+def finished(fmt: SeriesFormat, deals: int, totals: Sequence[float]) -> bool:
+    """Whether a series of ``deals`` deals so far, with these ``totals``, needs no more."""
+    if fmt.kind == "first_to":
+        if fmt.deal_limit is not None and deals >= fmt.deal_limit:
+            return True
+        return max(totals) >= fmt.target
+    return deals >= fmt.target
 
 
 def is_over(fmt: SeriesFormat, results: Sequence[Mapping[str, Any]], seats: int) -> bool:
     """Whether the series needs no more deals."""
-    if fmt.kind == "first_to":
-        if fmt.deal_limit is not None and len(results) >= fmt.deal_limit:
-            return True
-        return max(scores(fmt, results, seats)) >= fmt.target
-    return len(results) >= fmt.target
+    return finished(fmt, len(results), scores(fmt, results, seats))
+
+
+def ranked(totals: Sequence[float]) -> list[list[int]]:
+    """Seats by their ``totals``, best first; seats with equal totals share a place."""
+    groups: list[list[int]] = []
+    for seat in sorted(range(len(totals)), key=lambda s: (-totals[s], s)):
+        if groups and totals[groups[-1][0]] == totals[seat]:
+            groups[-1].append(seat)
+        else:
+            groups.append([seat])
+    return groups
 
 
 def placings(
     fmt: SeriesFormat, results: Sequence[Mapping[str, Any]], seats: int
 ) -> list[list[int]]:
     """The table's placings, best first; seats with equal scores share a place."""
-    totals = scores(fmt, results, seats)
-    groups: list[list[int]] = []
-    for seat in sorted(range(seats), key=lambda s: (-totals[s], s)):
-        if groups and totals[groups[-1][0]] == totals[seat]:
-            groups[-1].append(seat)
-        else:
-            groups.append([seat])
-    return groups
+    return ranked(scores(fmt, results, seats))

@@ -622,6 +622,15 @@ class Table(models.Model):
     )
     #: The series' placings once finished: groups of seats, best first (derived from games).
     placings = models.JSONField(null=True, blank=True, verbose_name=gettext_lazy("placings"))
+    #: The series so far, kept by the series hook at each game's end (so that a deal's end
+    #: costs the same at the thousandth deal as at the first): the deals counted, and each
+    #: seat's score over them (:func:`engine.series.scored`; ``[]`` before the first).
+    series_deals = models.PositiveIntegerField(
+        default=0, editable=False, verbose_name=gettext_lazy("deals counted")
+    )
+    series_scores = models.JSONField(
+        default=list, editable=False, verbose_name=gettext_lazy("series scores")
+    )
     #: SHA-256 of the server seed of the table's next deal, committed before it is dealt
     #: (the seed itself is in the event stream ``table-<id>``, docs/fairness.md).
     next_commitment = models.CharField(

@@ -229,25 +229,6 @@ def table_for_update(table: int, using: str = DEFAULT_DB_ALIAS) -> Table | None:
     return None if found is None else _instance(Table, found, using)
 
 
-#: What the series needs of each of a table's games.
-_SERIES_FIELDS = ("id", "status", "result")
-
-
-def series_games(table: int, using: str = DEFAULT_DB_ALIAS) -> list[tuple[int, bool, Any]]:
-    """Table ``table``'s games in series order: each one's id, whether it is over, and its
-    result.  Read at every game's end: no more of each row (whole rows made a game's end
-    cost grow with the series), and no model instances (the same)."""
-    query = (
-        f"SELECT {', '.join(_SERIES_FIELDS)} FROM {Game._meta.db_table}"
-        " WHERE table_id = %s ORDER BY number_in_series, id"
-    )
-    found = []
-    for row in _all(query, [table], using):
-        game, status, result = _converted(Game, row, using, _SERIES_FIELDS)
-        found.append((int(game), status == Game.Status.OVER, result))
-    return found
-
-
 class SeatedPlayer(NamedTuple):
     """A seat of a table and who sits there, as a deal needs them."""
 

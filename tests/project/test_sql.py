@@ -112,25 +112,6 @@ def test_seated_players_are_the_seats_in_order_with_their_players_and_client_see
     assert sql.seated_players(table.pk + 1000, store_alias) == []
 
 
-def test_series_games_are_each_games_id_end_and_result_in_series_order(
-    store_alias: str,
-) -> None:
-    _, _, table = _seated(store_alias)
-    second = _game(store_alias, table=table, number_in_series=2)
-    first = _game(
-        store_alias,
-        table=table,
-        number_in_series=1,
-        status=Game.Status.OVER,
-        result={"places": [1, 0]},
-    )
-    _game(store_alias, number_in_series=1)  # another table's
-    assert sql.series_games(table.pk, store_alias) == [
-        (first.pk, True, {"places": [1, 0]}),
-        (second.pk, False, None),
-    ]
-
-
 def test_table_for_update_and_its_next_commitment(store_alias: str) -> None:
     _, _, table = _seated(store_alias)
     sql.set_next_commitment(table.pk, "c" * 64, store_alias)

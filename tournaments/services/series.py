@@ -13,8 +13,6 @@ back.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -102,22 +100,6 @@ def _deal_table_game(
         ) from error
 
 
-class _SeriesGame(NamedTuple):
-    pk: int
-    is_over: bool
-    result: dict[str, Any] | None
-
-
-def _table_games(table_id: int) -> list[_SeriesGame]:
-    """The table's games in series order: only what the series needs of each.
-
-    Whole rows (a dozen JSON columns each) made a game's end cost grow with the
-    series: at the 324th deal of a long series, 25 ms of the end's 48 (bench: a
-    series of 1,000 deals, as bench/load.py plays).
-    """
-    return [_SeriesGame(*found) for found in sql.series_games(table_id)]
-
-
 def game_over(game: Game) -> None:
     """The series hook: a game of a tournament table has just ended (same transaction).
 
@@ -144,30 +126,30 @@ def game_over(game: Game) -> None:
             raise Table.DoesNotExist(table_id)
         if table.status == Table.Status.FINISHED:
             return
-        games = _table_games(table.pk)
-        if not games or games[-1].pk != game.pk:
-            return  # a stale call: a later game of the series exists already
-        if any(not g.is_over for g in games if g.pk != game.pk):
-            return
+        # The table keeps the series' running totals, so that this costs the same at the
+        # thousandth deal as at the first (reading every game of the series did not).
+        number = game.number_in_series
+        if number is None or number != table.series_deals + 1 or game.result is None:
+            return  # counted already, or a stale call (a later game of the series exists)
         seats = game.seats
         fmt = SeriesFormat.from_json(tournament.series)
-        found = [g.result for g in games[:-1]] + [game.result]
-        results: list[dict[str, Any]] = [r for r in found if r is not None]
-        if len(results) != len(found):
-            return
-        if not series_rules.is_over(fmt, results, seats):
+        table.series_deals = number
+        table.series_scores = series_rules.scored(fmt, table.series_scores, game.result, seats)
+        counted = ["series_deals", "series_scores"]
+        if not series_rules.finished(fmt, table.series_deals, table.series_scores):
+            table.save(update_fields=counted)
             _deal_table_game(
                 tournament,
                 round_,
                 table,
-                len(games) + 1,
+                number + 1,
                 series_rules.next_dealer(game.dealer, seats),
                 "system",
             )
             return
-        table.placings = series_rules.placings(fmt, results, seats)
+        table.placings = series_rules.ranked(table.series_scores)
         table.status = Table.Status.FINISHED
-        table.save(update_fields=["placings", "status"])
+        table.save(update_fields=["placings", "status", *counted])
         # The round's last tables finish one after another: each sees those before it
         # finished (its next statement reads what they committed), so one finishes the
         # round.  Taken after the table's lock, and only by a table whose series is over.
