@@ -168,3 +168,39 @@ def test_the_migration_counts_the_games_tables_have_ended() -> None:
     migration.count_ended_games(apps, SimpleNamespace(connection=connection))
     table.refresh_from_db()
     assert (table.series_deals, table.series_scores) == kept
+
+
+def test_a_table_whose_totals_fell_behind_its_games_recounts_them_and_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """During an upgrade, a Parlour from before the running totals, still running beside
+    the migrated database, ends games as it always did: it deals the next game and counts
+    nothing.  The series must go on (it stalled: the next game's end found itself not the
+    next to count, 2026-12-06, a club night upgraded under `make run`), its totals
+    recounted from the games, and end with the placings the games' results say."""
+    from tournaments.services import series as series_service
+
+    night, _ = factories.table_tournament(
+        "old_maid", bots=["random", "random", "random"], series={"kind": "losses", "target": 5}
+    )
+    counted = series_service.game_over
+
+    def as_the_older_version_for_games_2_and_3(game: Game) -> None:
+        before = Table.objects.values_list("series_deals", "series_scores").get(pk=game.table_id)
+        counted(game)
+        if game.number_in_series in (2, 3):  # dealt the next game, counted nothing
+            Table.objects.filter(pk=game.table_id).update(
+                series_deals=before[0], series_scores=before[1]
+            )
+
+    monkeypatch.setattr(series_service, "game_over", as_the_older_version_for_games_2_and_3)
+    factories.play_round(night)
+    table = Table.objects.get(round__tournament=night)
+    games = list(Game.objects.filter(table=table).order_by("number_in_series"))
+    fmt = SeriesFormat.from_json(night.series)
+    results = [g.result for g in games]
+    assert [g.number_in_series for g in games] == [1, 2, 3, 4, 5]
+    assert table.status == Table.Status.FINISHED
+    assert table.series_deals == 5
+    assert table.series_scores == series_rules.scores(fmt, results, 3)
+    assert table.placings == series_rules.placings(fmt, results, 3)

@@ -100,6 +100,31 @@ def _deal_table_game(
         ) from error
 
 
+def _recounted(
+    table: Table, fmt: SeriesFormat, number: int, seats: int
+) -> tuple[int, list[float]] | None:
+    """The series' totals over the table's games before game ``number``, from the games.
+
+    For a table whose kept totals are behind its games: games ended by a Parlour from
+    before the totals (migration 0014) running beside this one during an upgrade, which
+    deal the next game and count nothing.  A series must not stall there; this reads the
+    table's games once, and the totals are kept again from then on.  ``None`` when the
+    games say the call is stale (an earlier game not over, or a later game dealt)."""
+    found = list(
+        Game.objects.filter(table_id=table.pk)
+        .order_by("number_in_series", "id")
+        .values_list("number_in_series", "status", "result")
+    )
+    if [n for n, _, _ in found] != list(range(1, number + 1)):
+        return None
+    totals: list[float] = []
+    for _, status, result in found[:-1]:
+        if status != Game.Status.OVER or result is None:
+            return None
+        totals = series_rules.scored(fmt, totals, result, seats)
+    return number - 1, totals
+
+
 def game_over(game: Game) -> None:
     """The series hook: a game of a tournament table has just ended (same transaction).
 
@@ -129,10 +154,15 @@ def game_over(game: Game) -> None:
         # The table keeps the series' running totals, so that this costs the same at the
         # thousandth deal as at the first (reading every game of the series did not).
         number = game.number_in_series
-        if number is None or number != table.series_deals + 1 or game.result is None:
+        if number is None or number <= table.series_deals or game.result is None:
             return  # counted already, or a stale call (a later game of the series exists)
         seats = game.seats
         fmt = SeriesFormat.from_json(tournament.series)
+        if number > table.series_deals + 1:
+            recounted = _recounted(table, fmt, number, seats)
+            if recounted is None:
+                return
+            table.series_deals, table.series_scores = recounted
         table.series_deals = number
         table.series_scores = series_rules.scored(fmt, table.series_scores, game.result, seats)
         counted = ["series_deals", "series_scores"]
