@@ -15,6 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Value
 from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 
@@ -51,7 +52,9 @@ class Game(models.Model):
     sequence = models.PositiveIntegerField(default=0, verbose_name=gettext_lazy("sequence"))
     #: The store's id of that event (its position's ``id``; 0 before the deal): what each
     #: process's fold cache is checked against (tournaments/play/state.py).
-    last_event = models.BigIntegerField(default=0, verbose_name=gettext_lazy("last event"))
+    last_event = models.BigIntegerField(
+        default=0, db_default=0, verbose_name=gettext_lazy("last event")
+    )
     #: When that event was recorded: with its id, what names it in one timeline only (a
     #: database restored or failed over to a replica behind may give the id again).
     last_event_at = models.DateTimeField(
@@ -260,7 +263,7 @@ class Player(models.Model):
     #: Whether the server plays this person's forced moves for them (every Give Away
     #: move; a seat with one legal action).  Off: the person clicks each one.
     play_forced_moves = models.BooleanField(
-        default=True, verbose_name=gettext_lazy("play forced moves")
+        default=True, db_default=True, verbose_name=gettext_lazy("play forced moves")
     )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=gettext_lazy("created at"))
 
@@ -356,7 +359,7 @@ class Tournament(models.Model):
     #: Seconds added to the clock of each game's first turn (the deal's), so that players
     #: have time to arrive at the new game's page; 0: none.  Only with a clock.
     first_turn_grace = models.PositiveIntegerField(
-        default=20, verbose_name=gettext_lazy("first turn grace")
+        default=20, db_default=20, verbose_name=gettext_lazy("first turn grace")
     )
     #: After this many timeouts in a row a seat is handed to a bot; 0: never.
     timeouts_to_bot = models.PositiveSmallIntegerField(
@@ -369,7 +372,7 @@ class Tournament(models.Model):
     #: Whether a seat handed to a bot after timeouts forfeits that series (last place,
     #: marked in the standings); off: the bot's result counts as the player's.
     timeout_forfeits = models.BooleanField(
-        default=True, verbose_name=gettext_lazy("timeout forfeits")
+        default=True, db_default=True, verbose_name=gettext_lazy("timeout forfeits")
     )
     status = models.CharField(
         max_length=16,
@@ -626,15 +629,22 @@ class Table(models.Model):
     #: costs the same at the thousandth deal as at the first): the deals counted, and each
     #: seat's score over them (:func:`engine.series.scored`; ``[]`` before the first).
     series_deals = models.PositiveIntegerField(
-        default=0, editable=False, verbose_name=gettext_lazy("deals counted")
+        default=0, db_default=0, editable=False, verbose_name=gettext_lazy("deals counted")
     )
     series_scores = models.JSONField(
-        default=list, editable=False, verbose_name=gettext_lazy("series scores")
+        default=list,
+        db_default=Value([], output_field=models.JSONField()),
+        editable=False,
+        verbose_name=gettext_lazy("series scores"),
     )
     #: SHA-256 of the server seed of the table's next deal, committed before it is dealt
     #: (the seed itself is in the event stream ``table-<id>``, docs/fairness.md).
     next_commitment = models.CharField(
-        max_length=64, blank=True, default="", verbose_name=gettext_lazy("next commitment")
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",
+        verbose_name=gettext_lazy("next commitment"),
     )
 
     class Meta:
