@@ -534,14 +534,15 @@ def test_the_hub_stops_with_its_event_loop_even_if_a_read_swallows_the_cancel(
 
 
 @pytest.mark.redis
-@pytest.mark.parametrize("when", ["connecting", "subscribing"])
+@pytest.mark.parametrize("when", ["connecting", "subscribing", "failing"])
 def test_the_hub_stops_with_its_event_loop_even_if_a_ping_or_subscribe_swallows_the_cancel(
     with_redis: str, monkeypatch: pytest.MonkeyPatch, when: str
 ) -> None:
     """A CI run hung again in asyncio.run's close: the hub's task had been cancelled in its
     first ping (the loop closed while it connected), the cancel was lost there, and the
     task went on to read for ever.  Here the ping and the subscribe each take a while and
-    lose any cancel that comes meanwhile, and the loop is closed during one of them."""
+    lose any cancel that comes meanwhile, and the loop is closed during one of them; or the
+    ping loses it and then fails, Redis being away, again at every try."""
     from redis.asyncio.client import PubSub
 
     def slow_and_swallowing(name: str) -> None:
@@ -550,12 +551,16 @@ def test_the_hub_stops_with_its_event_loop_even_if_a_ping_or_subscribe_swallows_
         async def patched(self: PubSub, *args: Any, **kwargs: Any) -> Any:
             with contextlib.suppress(asyncio.CancelledError):  # lost, as redis-py lost it
                 await asyncio.sleep(0.3)
+            if when == "failing":  # and Redis away: the call fails, again and again
+                raise redis.ConnectionError("Redis is away")
             return await original(self, *args, **kwargs)
 
         monkeypatch.setattr(PubSub, name, patched)
 
     slow_and_swallowing("ping")
     slow_and_swallowing("subscribe")
+    if when == "failing":  # the hub tries again soon, and round its loop many times
+        monkeypatch.setattr(waiting, "RECONNECT_SECONDS", 0.05)
 
     async def run() -> None:
         hub = waiting.hub()

@@ -593,7 +593,13 @@ def read(checker: Checker, table: FuzzTable, viewer: Viewer, path: str, secret: 
     if path == PUSH:
         frames = pushed(game.pk, viewer)
         assert [f["type"] for f in frames] == ["hello", "view"], (what, frames)
-        checker.check(what, "\n".join(json.dumps(f) for f in frames), frames, secret, html=False)
+        checker.check(
+            what,
+            "\n".join(json.dumps(f, ensure_ascii=False) for f in frames),
+            frames,
+            secret,
+            html=False,
+        )
         return
     response = viewer.get(path)
     if getattr(response, "streaming", False):
@@ -603,7 +609,7 @@ def read(checker: Checker, table: FuzzTable, viewer: Viewer, path: str, secret: 
         # Other games of the tournament are over: public, and dealt from other decks.
         ours = [f for f in frames if f.get("game_id", game.pk) == game.pk]
         if len(ours) < len(frames):
-            text = "\n".join(json.dumps(f) for f in ours)
+            text = "\n".join(json.dumps(f, ensure_ascii=False) for f in ours)
         checker.check(what, text, ours, secret, html=False)
         return
     text = response.content.decode()
@@ -738,7 +744,7 @@ def _play_game(
             frames = pushed(game.pk, actor, act={"key": f"s{step}", **move})
             assert [f["type"] for f in frames] == ["hello", "acted"], frames
             body: Any = frames
-            text = "\n".join(json.dumps(f) for f in frames)
+            text = "\n".join(json.dumps(f, ensure_ascii=False) for f in frames)
             how = "over the push channel"
         else:
             response = actor.client.post(

@@ -204,3 +204,36 @@ def test_a_table_whose_totals_fell_behind_its_games_recounts_them_and_goes_on(
     assert table.series_deals == 5
     assert table.series_scores == series_rules.scores(fmt, results, 3)
     assert table.placings == series_rules.placings(fmt, results, 3)
+
+
+def test_the_hook_called_again_for_a_game_whose_next_is_dealt_does_nothing_while_totals_lag(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Called twice for the same game the hook changes nothing, even for a game an older
+    version ended (it dealt the next game and counted nothing): it dealt that next game
+    a second time (found by review)."""
+    from tournaments.services import series as series_service
+
+    night, _ = factories.table_tournament(
+        "old_maid", bots=["random", "random"], series={"kind": "losses", "target": 4}
+    )
+    counted = series_service.game_over
+    ended: list[Game] = []
+
+    def as_the_older_version_for_game_2(game: Game) -> None:
+        before = Table.objects.values_list("series_deals", "series_scores").get(pk=game.table_id)
+        counted(game)
+        if game.number_in_series == 2:
+            Table.objects.filter(pk=game.table_id).update(
+                series_deals=before[0], series_scores=before[1]
+            )
+            ended.append(game)
+
+    monkeypatch.setattr(series_service, "game_over", as_the_older_version_for_game_2)
+    factories.play_round(night)
+    table = Table.objects.get(round__tournament=night)
+    numbers = list(Game.objects.filter(table=table).values_list("number_in_series", flat=True))
+    Table.objects.filter(pk=table.pk).update(series_deals=1, status=Table.Status.PLAYING)
+    series_service.game_over(Game.objects.get(pk=ended[0].pk))
+    again = list(Game.objects.filter(table=table).values_list("number_in_series", flat=True))
+    assert sorted(again) == sorted(numbers) == [1, 2, 3, 4]

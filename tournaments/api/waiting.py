@@ -234,6 +234,9 @@ class Hub:
 
     async def _listen(self) -> None:
         while True:
+            # Also here: a cancel lost in a call that then failed (Redis away) would
+            # otherwise go round this loop for as long as Redis stays away.
+            _stop_if_cancelled()
             client = redis.asyncio.Redis.from_url(
                 self.url,
                 socket_connect_timeout=notify.REDIS_SECONDS,

@@ -155,7 +155,9 @@ def game_over(game: Game) -> None:
         # thousandth deal as at the first (reading every game of the series did not).
         number = game.number_in_series
         if number is None or number <= table.series_deals or game.result is None:
-            return  # counted already, or a stale call (a later game of the series exists)
+            return  # counted already
+        if sql.next_game_of_table(table.pk, number) is not None:
+            return  # a later game is dealt already (the totals lag behind it): a stale call
         seats = game.seats
         fmt = SeriesFormat.from_json(tournament.series)
         if number > table.series_deals + 1:
