@@ -16,9 +16,13 @@ Ties always share a place.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
+
+#: The largest place points a series may give (their sums must stay finite numbers).
+MAX_POINTS = 1_000_000
 
 SeriesKind = Literal["first_to", "losses", "place_points"]
 
@@ -42,6 +46,12 @@ class SeriesFormat:
             raise ValueError(f"unknown series kind {self.kind!r}")
         if not isinstance(self.target, int) or self.target < 1:
             raise ValueError("a series needs a target of at least 1")
+        if self.points is not None and any(
+            not math.isfinite(p) or abs(p) > MAX_POINTS for p in self.points
+        ):
+            # The running totals are stored as JSON, which has no infinity: a table's
+            # deal would end in a refusal at every try.
+            raise ValueError(f"place points are numbers from -{MAX_POINTS} to {MAX_POINTS}")
         if self.deal_limit is not None:
             if self.kind != "first_to":
                 raise ValueError(

@@ -72,3 +72,14 @@ def test_a_deal_limit_is_refused_below_the_target_and_outside_first_to(
 ) -> None:
     with pytest.raises(ValueError, match="deal limit"):
         SeriesFormat(kind, target, deal_limit=limit)
+
+
+@pytest.mark.parametrize("points", [[float("inf"), 0.0], [float("nan"), 0.0], [2e6, 0.0]])
+def test_place_points_that_could_not_be_kept_as_running_totals_are_refused(
+    points: list[float],
+) -> None:
+    """The table keeps the totals as JSON, which has no infinity (sums of huge points
+    reach it): such a series would refuse every deal's end (found by review)."""
+    with pytest.raises(ValueError, match="place points"):
+        SeriesFormat.from_json({"kind": "place_points", "target": 3, "points": points})
+    assert SeriesFormat.from_json({"kind": "place_points", "target": 3, "points": [1e6, -1e6]})
