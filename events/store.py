@@ -42,6 +42,7 @@ __all__ = [
     "CAUSE_KINDS",
     "START",
     "AppendResult",
+    "Collided",
     "Conflict",
     "IdempotencyKeyReused",
     "NewEvent",
@@ -127,6 +128,20 @@ class Conflict(StoreError):
         self.stream = stream
         self.expected = expected
         self.current_sequence = current_sequence
+
+
+class Collided(StoreError):
+    """An append without a savepoint (``savepoint=False``) met another writer's committed
+    event at its position, or its idempotency key already used: nothing was stored, and
+    the caller's transaction can do nothing more (PostgreSQL refuses every statement
+    until it rolls back).  The caller lets it end its transaction, then answers as
+    :func:`append` would have: :func:`find_command` for the key, else a
+    :class:`Conflict` with :func:`stream_sequence`."""
+
+    def __init__(self, stream: str, expected: int) -> None:
+        super().__init__(f"stream {stream!r}: another append took sequence {expected + 1}")
+        self.stream = stream
+        self.expected = expected
 
 
 class IdempotencyKeyReused(StoreError):
@@ -229,6 +244,7 @@ def append(
     idempotency_key: str | None = None,
     command_hash: str = "",
     using: str = "default",
+    savepoint: bool = True,
 ) -> AppendResult:
     """Append ``events`` to ``stream``, which must be at ``expected_sequence`` (0: new).
 
@@ -238,6 +254,12 @@ def append(
     different hash raises :class:`IdempotencyKeyReused`.  A stream not at
     ``expected_sequence`` raises :class:`Conflict` with the current sequence.
     Runs in its own transaction, or in a savepoint of the caller's.
+
+    ``savepoint=False`` (in the caller's transaction): no savepoint, two round trips
+    fewer; a stream found at another sequence is still a :class:`Conflict` (or a
+    replay) in a transaction that goes on, but a collision with a writer that
+    committed meanwhile, or with the key used before, raises :class:`Collided`, after
+    which the caller's transaction must end (the game's commands do: issue 24).
     """
     if not stream:
         raise ValueError("a stream has a name")
@@ -257,18 +279,21 @@ def append(
     connection = connections[using]
     stored: AppendResult | None = None
     try:
-        if connection.in_atomic_block:
+        if connection.in_atomic_block and savepoint:
             # A savepoint, so that a collision leaves the caller's transaction usable.
             with transaction.atomic(using=using):
                 stored = _insert(
                     stream, events, expected_sequence, idempotency_key, command_hash, using
                 )
         else:
-            # One statement in autocommit mode is a transaction of its own.
+            # One statement in autocommit mode is a transaction of its own; without a
+            # savepoint, one statement of the caller's transaction.
             stored = _insert(
                 stream, events, expected_sequence, idempotency_key, command_hash, using
             )
-    except IntegrityError:
+    except IntegrityError as error:
+        if connection.in_atomic_block and not savepoint:
+            raise Collided(stream, expected_sequence) from error
         # Another writer took the position (or the key) and committed first.
         stored = None
     if stored is not None:

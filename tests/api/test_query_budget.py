@@ -48,7 +48,7 @@ def test_a_seated_players_view_of_their_game_costs_four_statements(api: Api) -> 
     assert len(sql) <= 4, "\n".join(sql)
 
 
-def test_an_action_costs_eleven_statements_from_begin_to_after_the_commit(
+def test_an_action_costs_nine_statements_from_begin_to_after_the_commit(
     api: Api,
 ) -> None:
     world = club_world()
@@ -69,21 +69,21 @@ def test_an_action_costs_eleven_statements_from_begin_to_after_the_commit(
     assert body["sequence"] == game.sequence + (2 if len(body["view"]["hand"]) >= 2 else 1)
     # Token, game row, seat; BEGIN (the stream is not read: this process has folded up to
     # the event the row names; the idempotency key is looked up only for a command
-    # refused, issue 24), the INSERT in its
-    # savepoint (3), the projection's UPDATE, the account feed's INSERT (issue 22: the
+    # refused, issue 24), the INSERT (no savepoint: a collision ends the move's
+    # transaction, issue 24), the projection's UPDATE, the account feed's INSERT (issue 22: the
     # seat now waited for is told), COMMIT; after it, the table's seats (bots, timeouts),
     # which the answer's view uses too (issue 22: which seats a bot plays).  The view
     # comes from the state the command folded.
-    assert len(sql) <= 11, "\n".join(sql)
+    assert len(sql) <= 9, "\n".join(sql)
 
 
-def test_a_move_that_ends_a_deal_and_deals_the_next_costs_35_statements_and_three_savepoints(
+def test_a_move_that_ends_a_deal_and_deals_the_next_costs_33_statements_and_two_savepoints(
     api: Api,
 ) -> None:
     """A deal's last move also runs the series hook and deals the next game, in its own
     transaction.  The hook and the deal take no savepoints of their own (issue 24: they
-    were two statements each); the event store's appends keep theirs, which let a lost
-    race answer with the first outcome."""
+    were two statements each), nor the move's append (a lost race ends the move's
+    transaction, issue 24); the appends of the next game's commitment and deal keep theirs."""
     world = club_world()
     _, game = tournament_game(world, names=("alice", "bob"), deals=3)
     ending: list[str] | None = None
@@ -104,9 +104,9 @@ def test_a_move_that_ends_a_deal_and_deals_the_next_costs_35_statements_and_thre
             break
     assert ending is not None, "the deal did not end in 200 moves"
     savepoints = [q for q in ending if q.startswith("SAVEPOINT")]
-    # One for each append: the move's, the next game's commitment, the next deal's.
-    assert len(savepoints) == 3, "\n".join(ending)
-    # The eleven of a move (above); the finished game's deal read for its seed; the hook's
+    # One for each append but the move's: the next game's commitment, the next deal's.
+    assert len(savepoints) == 2, "\n".join(ending)
+    # The nine of a move (above); the finished game's deal read for its seed; the hook's
     # reads and locks (on PostgreSQL the tournament's advisory lock; the tournament and
     # round in one statement, both shared with the other tables' hooks; the table's row
     # with the series' running totals, and its UPDATE; whether a later game is dealt
@@ -115,4 +115,4 @@ def test_a_move_that_ends_a_deal_and_deals_the_next_costs_35_statements_and_thre
     # append, projection, players and account notices; after the
     # commit, the new game's seats, the round (is it over?), and for the answer's view the
     # round (revealed?), the deal read for its seed and the next game's id.
-    assert len(ending) <= 35, "\n".join(ending)
+    assert len(ending) <= 33, "\n".join(ending)

@@ -11,6 +11,7 @@ from events import store
 from events.models import Event
 from events.store import (
     START,
+    Collided,
     Conflict,
     IdempotencyKeyReused,
     NewEvent,
@@ -112,6 +113,42 @@ def test_a_conflict_inside_a_transaction_leaves_the_transaction_usable(store_ali
             append("s", moves(2), expected_sequence=0, using=store_alias)
         append("t", moves(1), expected_sequence=0, using=store_alias)
     assert count(store_alias) == 2
+
+
+def test_without_a_savepoint_a_stale_expected_sequence_is_a_conflict_and_the_transaction_goes_on(
+    store_alias: str,
+) -> None:
+    append("s", moves(1), expected_sequence=0, using=store_alias)
+    with transaction.atomic(using=store_alias):
+        with pytest.raises(Conflict) as refused:
+            append("s", moves(2), expected_sequence=0, using=store_alias, savepoint=False)
+        assert refused.value.current_sequence == 1
+        append("t", moves(1), expected_sequence=0, using=store_alias, savepoint=False)
+    assert count(store_alias) == 2
+
+
+def test_without_a_savepoint_a_collision_is_collided_and_ends_the_callers_transaction(
+    store_alias: str,
+) -> None:
+    """A key used before, at the stream's own sequence: the INSERT itself fails (as a
+    move committed meanwhile at the same position makes it fail).  Nothing is stored,
+    and what the transaction did before goes with it."""
+    append("s", moves(1), expected_sequence=0, idempotency_key="k", using=store_alias)
+    with pytest.raises(Collided) as collided, transaction.atomic(using=store_alias):
+        append("t", moves(1), expected_sequence=0, using=store_alias, savepoint=False)
+        append(
+            "s",
+            moves(2),
+            expected_sequence=1,
+            idempotency_key="k",
+            using=store_alias,
+            savepoint=False,
+        )
+    assert (collided.value.stream, collided.value.expected) == ("s", 1)
+    assert count(store_alias) == 1 and count(store_alias, "t") == 0
+    # Answered afterwards as a refused append is: the key names another command.
+    with pytest.raises(IdempotencyKeyReused):
+        find_command("s", "k", "another", using=store_alias)
 
 
 def test_a_retry_with_the_same_key_returns_the_first_outcome_and_stores_nothing(

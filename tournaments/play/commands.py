@@ -184,9 +184,16 @@ def _command(
     )
     game_id = game.pk if isinstance(game, Game) else game
     try:
-        return _decide_and_append(
-            game, kind, seat, action, expected, key, digest, cause_kind, cause_id, check
-        )
+        try:
+            return _decide_and_append(
+                game, kind, seat, action, expected, key, digest, cause_kind, cause_id, check
+            )
+        except store.Collided as collided:
+            # The append met a move committed meanwhile, or its key used before: the
+            # move's transaction is rolled back (its append took no savepoint, issue 24),
+            # and the answer is what a refused append gives.
+            stream = collided.stream
+            raise Conflict(stream, expected, store.stream_sequence(stream)) from None
     except (Conflict, IllegalAction):
         # The key is looked up only for a command refused (issue 24: a statement fewer for
         # every move made).  A retry of a command that was stored comes back refused: its
@@ -251,6 +258,7 @@ def _decide_and_append(
             expected_sequence=expected,
             idempotency_key=key,
             command_hash=digest,
+            savepoint=False,  # a collision ends this transaction: _command answers it
         )
         if appended.replayed:  # the original committed while we decided
             return ActionResult(game.pk, appended.events, True)
