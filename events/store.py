@@ -133,13 +133,15 @@ class Conflict(StoreError):
 class Collided(StoreError):
     """An append without a savepoint (``savepoint=False``) met another writer's committed
     event at its position, or its idempotency key already used: nothing was stored, and
-    the caller's transaction can do nothing more (PostgreSQL refuses every statement
-    until it rolls back).  The caller lets it end its transaction, then answers as
-    :func:`append` would have: :func:`find_command` for the key, else a
+    the caller's atomic block can do nothing more (it is marked for rollback; PostgreSQL
+    refuses every statement until it rolls back).  The caller lets it end its block,
+    then answers as :func:`append` would have: :func:`find_command` for the key, else a
     :class:`Conflict` with :func:`stream_sequence`."""
 
     def __init__(self, stream: str, expected: int) -> None:
-        super().__init__(f"stream {stream!r}: another append took sequence {expected + 1}")
+        super().__init__(
+            f"stream {stream!r}: sequence {expected + 1} or the idempotency key was taken"
+        )
         self.stream = stream
         self.expected = expected
 
@@ -293,6 +295,9 @@ def append(
             )
     except IntegrityError as error:
         if connection.in_atomic_block and not savepoint:
+            # Marked on both backends (SQLite would let a caller that caught this go on
+            # and commit; PostgreSQL refuses): the block must end, rolled back.
+            transaction.set_rollback(True, using=using)
             raise Collided(stream, expected_sequence) from error
         # Another writer took the position (or the key) and committed first.
         stored = None

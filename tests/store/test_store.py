@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import pytest
 from django.db import DatabaseError, IntegrityError, connections, transaction
+from django.db.transaction import TransactionManagementError
 
 from events import store
 from events.models import Event
@@ -149,6 +151,27 @@ def test_without_a_savepoint_a_collision_is_collided_and_ends_the_callers_transa
     # Answered afterwards as a refused append is: the key names another command.
     with pytest.raises(IdempotencyKeyReused):
         find_command("s", "k", "another", using=store_alias)
+
+
+def test_without_a_savepoint_a_caller_that_swallows_a_collision_cannot_commit_on_either_backend(
+    store_alias: str,
+) -> None:
+    """SQLite would have let it commit what it did around the collision (PostgreSQL
+    refuses): the block is marked for rollback, the same on both (found by review)."""
+    append("s", moves(1), expected_sequence=0, idempotency_key="k", using=store_alias)
+    with pytest.raises(TransactionManagementError), transaction.atomic(using=store_alias):
+        append("t", moves(1), expected_sequence=0, using=store_alias, savepoint=False)
+        with contextlib.suppress(Collided):
+            append(
+                "s",
+                moves(2),
+                expected_sequence=1,
+                idempotency_key="k",
+                using=store_alias,
+                savepoint=False,
+            )
+        append("u", moves(1), expected_sequence=0, using=store_alias, savepoint=False)
+    assert count(store_alias) == 1
 
 
 def test_a_retry_with_the_same_key_returns_the_first_outcome_and_stores_nothing(
