@@ -499,6 +499,19 @@ def test_the_hub_pings_a_quiet_connection_and_keeps_it(
     assert not [r for r in caplog.records if "Redis failed" in r.getMessage()], caplog.text
 
 
+def _closes(run: Any) -> None:
+    """``asyncio.run(run())`` ends: its close cancels the hub's tasks and waits for them
+    (in a thread, so that a task that outlives it fails the test rather than hangs it)."""
+    done = threading.Event()
+
+    def closing() -> None:
+        asyncio.run(run())
+        done.set()
+
+    threading.Thread(target=closing, daemon=True).start()
+    assert done.wait(15), "the hub's task outlived its event loop's close"
+
+
 @pytest.mark.redis
 def test_the_hub_stops_with_its_event_loop_even_if_a_read_swallows_the_cancel(
     with_redis: str, monkeypatch: pytest.MonkeyPatch
@@ -506,7 +519,6 @@ def test_the_hub_stops_with_its_event_loop_even_if_a_read_swallows_the_cancel(
     """A CI run hung in asyncio.run's close: the hub's task read on after being cancelled,
     the cancel lost inside redis-py's read as its 5-s timeout ended.  Here every read
     loses it, and the loop must still end."""
-    import threading
 
     from redis.asyncio.client import PubSub
 
@@ -523,14 +535,7 @@ def test_the_hub_stops_with_its_event_loop_even_if_a_read_swallows_the_cancel(
     async def run() -> None:
         await connected()
 
-    done = threading.Event()
-
-    def closing() -> None:
-        asyncio.run(run())  # its close cancels the hub's task and waits for it
-        done.set()
-
-    threading.Thread(target=closing, daemon=True).start()
-    assert done.wait(15), "the hub's task outlived its event loop's close"
+    _closes(run)
 
 
 @pytest.mark.redis
@@ -574,14 +579,7 @@ def test_the_hub_stops_with_its_event_loop_even_if_a_ping_or_subscribe_swallows_
             hub.register(waiter, ["game-1"])
         await asyncio.sleep(0.1)  # the ping, or the subscribe, is under way
 
-    done = threading.Event()
-
-    def closing() -> None:
-        asyncio.run(run())  # its close cancels the hub's tasks and waits for them
-        done.set()
-
-    threading.Thread(target=closing, daemon=True).start()
-    assert done.wait(15), "the hub's task outlived its event loop's close"
+    _closes(run)
 
 
 def test_a_waiter_woken_between_two_waits_returns_at_once() -> None:

@@ -117,6 +117,12 @@ def test_a_conflict_inside_a_transaction_leaves_the_transaction_usable(store_ali
     assert count(store_alias) == 2
 
 
+def _reuse_the_key_at_the_stream_s_sequence(alias: str) -> None:
+    """Stream ``s`` holds one append with key ``k``: append another command with ``k`` at
+    its own sequence, without a savepoint (the INSERT itself fails)."""
+    append("s", moves(2), expected_sequence=1, idempotency_key="k", using=alias, savepoint=False)
+
+
 def test_without_a_savepoint_a_stale_expected_sequence_is_a_conflict_and_the_transaction_goes_on(
     store_alias: str,
 ) -> None:
@@ -138,14 +144,7 @@ def test_without_a_savepoint_a_collision_is_collided_and_ends_the_callers_transa
     append("s", moves(1), expected_sequence=0, idempotency_key="k", using=store_alias)
     with pytest.raises(Collided) as collided, transaction.atomic(using=store_alias):
         append("t", moves(1), expected_sequence=0, using=store_alias, savepoint=False)
-        append(
-            "s",
-            moves(2),
-            expected_sequence=1,
-            idempotency_key="k",
-            using=store_alias,
-            savepoint=False,
-        )
+        _reuse_the_key_at_the_stream_s_sequence(store_alias)
     assert (collided.value.stream, collided.value.expected) == ("s", 1)
     assert count(store_alias) == 1 and count(store_alias, "t") == 0
     # Answered afterwards as a refused append is: the key names another command.
@@ -162,14 +161,7 @@ def test_without_a_savepoint_a_caller_that_swallows_a_collision_cannot_commit_on
     with pytest.raises(TransactionManagementError), transaction.atomic(using=store_alias):
         append("t", moves(1), expected_sequence=0, using=store_alias, savepoint=False)
         with contextlib.suppress(Collided):
-            append(
-                "s",
-                moves(2),
-                expected_sequence=1,
-                idempotency_key="k",
-                using=store_alias,
-                savepoint=False,
-            )
+            _reuse_the_key_at_the_stream_s_sequence(store_alias)
         append("u", moves(1), expected_sequence=0, using=store_alias, savepoint=False)
     assert count(store_alias) == 1
 

@@ -117,12 +117,14 @@ def _recounted(
     )
     if [n for n, _, _ in found] != list(range(1, number + 1)):
         return None
-    totals: list[float] = []
-    for _, status, result in found[:-1]:
-        if status != Game.Status.OVER or result is None:
-            return None
-        totals = series_rules.scored(fmt, totals, result, seats)
-    return number - 1, totals
+    results = [
+        result
+        for _, status, result in found[:-1]
+        if status == Game.Status.OVER and result is not None
+    ]
+    if len(results) != number - 1:
+        return None  # an earlier game not over: a stale call
+    return number - 1, series_rules.scores(fmt, results, seats)
 
 
 def game_over(game: Game) -> None:
