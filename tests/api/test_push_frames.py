@@ -1,0 +1,52 @@
+"""The push channel's own costs that the live tests (tests/api/test_push.py) cannot see:
+how a frame is written, and that a message is not handed to a thread before it is
+handled (issue 24)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from tournaments.api import push
+
+
+def test_a_frame_is_compact_json_that_reads_back_as_it_was_sent_russian_included() -> None:
+    content = {
+        "type": "problem",
+        "game": 7,
+        "problem": {"status": 404, "detail": "нет игры 7", "errors": [{"at": None}]},
+        "view": {"hand": [{"rank": "Q", "suit": "♠"}], "score": 1.5, "over": False},
+    }
+    text = push.frame_text(content)
+    assert json.loads(text) == content
+    assert "нет игры 7" in text and "♠" in text  # UTF-8 characters, not \u escapes
+    assert text == json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_a_frame_writes_keys_that_are_not_strings_as_the_standard_library_does() -> None:
+    content: dict[Any, Any] = {"type": "view", "counts": {0: 3, 1: 4}}
+    assert json.loads(push.frame_text(content)) == json.loads(json.dumps(content))
+
+
+def test_a_message_goes_to_its_handler_without_channels_hop_to_close_connections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def hop() -> None:
+        raise AssertionError("handed to Channels' database thread")
+
+    monkeypatch.setattr("channels.consumer.aclose_old_connections", hop)
+    consumer = push.PushConsumer()
+    handled: list[dict[str, Any]] = []
+
+    async def websocket_receive(message: dict[str, Any]) -> None:
+        handled.append(message)
+
+    consumer.websocket_receive = websocket_receive  # type: ignore[method-assign,assignment]
+    message = {"type": "websocket.receive", "text": "{}"}
+    asyncio.run(consumer.dispatch(message))
+    assert handled == [message]
+    with pytest.raises(ValueError, match="No handler"):
+        asyncio.run(consumer.dispatch({"type": "websocket.dance"}))
