@@ -38,8 +38,11 @@ def close_thread_connections() -> None:
             connection.close()
 
 
-#: The ASGI side's database threads (``tournaments.api.waiting.DatabaseThreads``).
-DATABASE_THREADS = 4
+#: The ASGI side's database threads (``tournaments.api.waiting.DatabaseThreads``).  Two,
+#: not more: at 32 players over the push channel four threads a process made no more
+#: moves a second than two and a p99 of 133-164 ms where two made 87-104 ms (their GIL
+#: and the event loop's taken in turn by fewer threads; docs/benchmarks.md, issue 24).
+DATABASE_THREADS = 2
 
 
 def database_threads() -> tuple[int, bool]:

@@ -148,7 +148,7 @@ def test_threads_that_keep_nothing_give_their_connection_back_after_each_call(
 
 @pytest.mark.parametrize(
     ("pool", "threads", "keep", "requests"),
-    [(0, 4, True, 32), (2, 4, False, 2), (6, 3, True, 3), (10, 4, True, 6), (20, 4, True, 16)],
+    [(0, 2, True, 32), (2, 2, False, 2), (4, 2, True, 2), (10, 2, True, 8), (20, 2, True, 18)],
 )
 def test_the_threads_never_take_more_of_the_pool_than_the_requests_leave(
     pool: int, threads: int, keep: bool, requests: int
