@@ -280,7 +280,7 @@ def test_on_redis_a_request_costs_one_round_trip(
     assert len(sent) == 1
     assert statuses(api, 1, token=key) == [200]  # the address and token counts
     assert len(sent) == 2
-    monkeypatch.undo()
+    monkeypatch.setattr(AbstractConnection, "send_packed_command", send)  # the clock stays
 
     # The counters are plain integers of the cache, and expire with their window.
     cache = caches["default"]
@@ -293,6 +293,13 @@ def test_on_redis_a_request_costs_one_round_trip(
     ]:
         assert cache.get(counter) == expected
         assert 0 < server.ttl(cache.make_key(counter)) <= 60
+
+    # A server that lost the counting script (restarted, SCRIPT FLUSH) is sent it again,
+    # and the request is counted once.
+    monkeypatch.setattr(throttling._count_script, "sha", "0" * 40)
+    assert statuses(api, 1) == [200]
+    assert cache.get(f"throttle:address:127.0.0.1:{window}") == 4
+    assert throttling._count_script.sha != "0" * 40
 
 
 #: A Redis cache where nothing listens (port 9 is "discard", closed here).
