@@ -75,6 +75,11 @@ def test_an_action_costs_nine_statements_from_begin_to_after_the_commit(
     # which the answer's view uses too (issue 22: which seats a bot plays).  The view
     # comes from the state the command folded.
     assert len(sql) <= 9, "\n".join(sql)
+    # The projection's UPDATE writes what a move changes, not what the deal set (the
+    # context, the players' names, the options: JSON encoded and sent again, issue 24).
+    (update,) = [q for q in sql if q.startswith("UPDATE tournaments_game")]
+    assert '"sequence" = ' in update and '"waiting_for" = ' in update, update
+    assert not any(f'"{name}" = ' in update for name in ("context", "players", "options")), update
 
 
 def test_a_move_that_ends_a_deal_and_deals_the_next_costs_33_statements_and_two_savepoints(

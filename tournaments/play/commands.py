@@ -302,7 +302,7 @@ def _after_append(
             else ""
         )
     fields = _project(fields, engine, steps, seed)
-    _save_projection(game, fields)
+    _save_projection(game, fields, dealt=before is None)
     ended = fields["status"] == Game.Status.OVER and any(engine.is_over(s) for _, s in steps)
     # The seated logins' account feeds, in the change's own transaction.
     told = feed.note_change(game, dealt=before is None, ended=ended)
