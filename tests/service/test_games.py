@@ -318,6 +318,24 @@ def test_a_cached_state_is_not_trusted_for_a_stream_it_does_not_match() -> None:
     assert service.load_state(game) == engine.fold(e.payload for e in events_of(game))
 
 
+def test_a_game_s_deal_is_read_once_a_process_and_never_for_another_game_of_its_id() -> None:
+    game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck())
+    first = events_of(game)[0].payload
+    with CaptureQueriesContext(connection) as reads:
+        assert play_state.deal_of(game) == first
+        assert play_state.deal_of(game) == first
+    assert len(reads) <= 1  # none when this process read it already
+    with pytest.raises(TypeError):  # shared: nobody may change it
+        play_state.deal_of(game)["deck"] = []  # type: ignore[index]
+    # A row of the same id dealt at another time (a database reset since) is another
+    # game: its stream is read, not the deal kept.
+    reset = Game.objects.get(pk=game.pk)
+    reset.created_at = game.created_at + timedelta(seconds=1)
+    with CaptureQueriesContext(connection) as reads:
+        assert play_state.deal_of(reset) == first
+    assert len(reads) == 1
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_kept_fold_of_the_event_the_row_names_is_the_state_with_no_read_of_the_stream() -> None:
     for _ in range(50):

@@ -38,7 +38,7 @@ from tournaments.play.projection import (
     _save_projection,
     _seed_of,
 )
-from tournaments.play.state import _cache, _fresh, _game, _load, stream_name
+from tournaments.play.state import _cache, _fresh, _game, _load, deal_of, stream_name
 
 #: ``game``, the game's row as that change left it (a copy: receivers may keep it);
 #: ``users``, the logins whose account feed it wrote to (:mod:`tournaments.play.feed`).
@@ -296,11 +296,7 @@ def _after_append(
         seed = _seed_of(deal.payload)
     else:
         fields = _current_fields(game)
-        seed = (
-            _seed_of(store.read_stream(game.stream, limit=1)[0].payload)
-            if any(engine.is_over(s) for _, s in steps)
-            else ""
-        )
+        seed = _seed_of(deal_of(game)) if any(engine.is_over(s) for _, s in steps) else ""
     fields = _project(fields, engine, steps, seed)
     _save_projection(game, fields, dealt=before is None)
     ended = fields["status"] == Game.Status.OVER and any(engine.is_over(s) for _, s in steps)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Mapping
 from datetime import datetime
+from functools import lru_cache
 from threading import Lock
+from types import MappingProxyType
 from typing import Any, Literal
 
 from engine.contract import Game as Engine
@@ -82,6 +85,25 @@ class _StateCache:
 
 
 _cache = _StateCache()
+
+
+def deal_of(game: Game) -> Mapping[str, Any]:
+    """The payload of ``game``'s first event, its deal (the deck, the shuffle's seed),
+    read from the stream once per process (read-only: it is shared).
+
+    A game's end reads it for the seed it reveals, and every view of the revealed game
+    for its deck and seed: three reads of one event at a deal's end (issue 24).  An event
+    never changes; the row's ``created_at`` tells a game from another of the same id in a
+    database reset or restored since, as for :class:`_StateCache`.
+    """
+    if game.created_at is None:  # not a row of the database: nothing to tell it by
+        return MappingProxyType(store.read_stream(game.stream, limit=1)[0].payload)
+    return _deal(game.stream, game.created_at)
+
+
+@lru_cache(maxsize=2048)
+def _deal(stream: str, dealt: datetime) -> Mapping[str, Any]:
+    return MappingProxyType(store.read_stream(stream, limit=1)[0].payload)
 
 
 def _load(game: Game, *, at_row: bool = False) -> tuple[Engine[Any], Any, int, StoredEvent]:

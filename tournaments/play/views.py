@@ -16,7 +16,7 @@ from events import store
 from tournaments import sql
 from tournaments.models import Game, Round
 from tournaments.play.projection import _initial_projection, _project, _seed_of
-from tournaments.play.state import STREAM_PREFIX, Viewer, _game, _load, game_row
+from tournaments.play.state import STREAM_PREFIX, Viewer, _game, _load, deal_of, game_row
 
 
 def _seat_of(viewer: Viewer, seats: int) -> int | None:
@@ -52,7 +52,7 @@ def game_view(
     view = engine.view(state, seat)
     over = engine.is_over(state)
     revealed = over and is_revealed(game)
-    deal = store.read_stream(game.stream, limit=1)[0].payload if revealed else None
+    deal = deal_of(game) if revealed else None
     view.update(
         {
             "game_id": game.pk,
