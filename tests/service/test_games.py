@@ -543,6 +543,19 @@ def test_rebuilt_projections_equal_the_live_ones() -> None:
     assert service.create_game("give_away", 2).pk > max(g["id"] for g in live)
 
 
+def test_a_deal_projects_every_field_and_a_move_only_those_a_move_changes() -> None:
+    from tournaments.play.projection import DEALT_FIELDS, MOVED_FIELDS, _initial_projection
+
+    game = service.create_game("old_maid", 2)
+    deal = events_of(game)[0]
+    assert set(_initial_projection(deal)) == set(service.PROJECTED_FIELDS)
+    assert not set(DEALT_FIELDS) & set(MOVED_FIELDS)
+    before = {name: getattr(game, name) for name in DEALT_FIELDS}
+    play(game, random.Random(3))
+    game.refresh_from_db()
+    assert game.is_over and {name: getattr(game, name) for name in DEALT_FIELDS} == before
+
+
 def test_projections_rebuild_over_damaged_rows() -> None:
     game = play(service.create_game("give_and_take", 3), random.Random(1), moves=5)
     live = snapshot()

@@ -117,7 +117,8 @@ def _project(
     return fields
 
 
-PROJECTED_FIELDS = (
+#: The fields only a game's deal sets (:func:`_initial_projection`), which no move changes.
+DEALT_FIELDS = (
     "kind",
     "seats",
     "dealer",
@@ -128,18 +129,11 @@ PROJECTED_FIELDS = (
     "table_id",
     "number_in_series",
     "commitment",
-    "seed",
-    "status",
-    "sequence",
-    "last_event",
-    "last_event_at",
-    "to_act",
-    "waiting_for",
-    "deadlines",
-    "result",
     "created_at",
-    "finished_at",
 )
+
+#: Every field of a game's row that is a projection of its events.
+PROJECTED_FIELDS = DEALT_FIELDS + MOVED_FIELDS
 
 
 def _current_fields(game: Game) -> dict[str, Any]:
