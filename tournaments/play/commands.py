@@ -290,16 +290,17 @@ def _after_append(
     for event in events:
         state = engine.evolve(state, event.payload)
         steps.append((event, state))
+    over = any(engine.is_over(s) for _, s in steps)
     if before is None:
         deal = events[0]
         fields = _initial_projection(deal)
         seed = _seed_of(deal.payload)
     else:
         fields = _current_fields(game)
-        seed = _seed_of(deal_of(game)) if any(engine.is_over(s) for _, s in steps) else ""
+        seed = _seed_of(deal_of(game)) if over else ""
     fields = _project(fields, engine, steps, seed)
     _save_projection(game, fields, dealt=before is None)
-    ended = fields["status"] == Game.Status.OVER and any(engine.is_over(s) for _, s in steps)
+    ended = fields["status"] == Game.Status.OVER and over
     # The seated logins' account feeds, in the change's own transaction.
     told = feed.note_change(game, dealt=before is None, ended=ended)
     if ended and game.table_id is not None:
