@@ -191,9 +191,12 @@ def _command(
         except store.Collided as collided:
             # The append met a move committed meanwhile, or its key used before: the
             # move's transaction is rolled back (its append took no savepoint, issue 24),
-            # and the answer is what a refused append gives.
+            # and the answer is what a refused append gives.  (Another stream's append
+            # in the same transaction, the series hook's, answers for that stream, as
+            # an append with its savepoint did.)
             stream = collided.stream
-            raise Conflict(stream, expected, store.stream_sequence(stream)) from None
+            current = store.stream_sequence(stream)
+            raise Conflict(stream, collided.expected, current) from None
     except (Conflict, IllegalAction):
         # The key is looked up only for a command refused (issue 24: a statement fewer for
         # every move made).  A retry of a command that was stored comes back refused: its

@@ -163,6 +163,8 @@ def _store_new_game(
         if resolve_chance:
             chance, state = _chance_events(engine, state)
             new += chance
-        appended = store.append(game.stream, new, expected_sequence=0)
+        # No savepoint (two statements at every deal, issue 24): the game's stream is
+        # new with its row, so no other writer can meet this append.
+        appended = store.append(game.stream, new, expected_sequence=0, savepoint=False)
         _after_append(game, engine, appended.events, None)
     return game
