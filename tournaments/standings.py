@@ -105,7 +105,7 @@ def _facts_from_events(game: Game) -> _GameFacts:
 def _facts_from_projection(game: Game) -> _GameFacts:
     """The same facts from the game's row (itself a projection of the events)."""
     return _GameFacts(
-        context=GameContext.parse(game.context),
+        context=GameContext.of(game),
         dealer=game.dealer,
         result=game.result if game.is_over else None,
         finished_at=game.finished_at if game.is_over else None,

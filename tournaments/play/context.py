@@ -76,7 +76,16 @@ class GameContext:
 
     @classmethod
     def of(cls, game: Game) -> GameContext:
-        return cls.parse(game.context)
+        """``game``'s context, parsed once for the row: a move's command, its answer and
+        its handlers each ask for it (issue 24: parsing it five times took 4 % of a move's
+        CPU).  Kept on the row with the very object it was parsed from, so a row given
+        another context is parsed again; a context is never changed in place."""
+        kept: tuple[Any, GameContext] | None = game.__dict__.get(_PARSED)
+        if kept is not None and kept[0] is game.context:
+            return kept[1]
+        parsed = cls.parse(game.context)
+        game.__dict__[_PARSED] = (game.context, parsed)
+        return parsed
 
     def seat_player_ids(self) -> list[int | None]:
         """The player id of each seat (``None`` where unknown)."""
@@ -91,9 +100,13 @@ class GameContext:
         return {n: str(seat.bot) for n, seat in enumerate(self.seats) if seat.bot}
 
 
+#: Where :meth:`GameContext.of` keeps a row's parsed context.
+_PARSED = "_parlour_context"
+
+
 def table_id_of(game: Game) -> int | None:
     """The tournament table ``game`` is played at: its ``table`` or, failing that (a row
     without the foreign key), its context's."""
     if game.table_id is not None:
         return int(game.table_id)
-    return GameContext.parse(game.context).table
+    return GameContext.of(game).table

@@ -63,7 +63,7 @@ def seat_users(game: Game) -> dict[int, int]:
             found = _known.get(key)
         if found is not None:
             return found
-    ids = GameContext.parse(game.context).seat_player_ids()
+    ids = GameContext.of(game).seat_player_ids()
     users = sql.player_users(pid for pid in ids if pid is not None)
     seats = {seat: users[pid] for seat, pid in enumerate(ids) if pid in users and seat < game.seats}
     if game.table_id is not None:

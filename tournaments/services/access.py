@@ -68,7 +68,7 @@ def organises(clubs: set[int] | None, club_id: int | None) -> bool:
 
 def seat_player_ids(game: Game) -> list[int | None]:
     """The player id of each seat, from the game's context (``None`` where unknown)."""
-    return GameContext.parse(game.context).seat_player_ids()
+    return GameContext.of(game).seat_player_ids()
 
 
 def seat_of(user: Any, game: Game, players: Collection[int] | None = None) -> int | None:
@@ -91,7 +91,7 @@ def seat_of(user: Any, game: Game, players: Collection[int] | None = None) -> in
 
 def game_club_id(game: Game) -> int | None:
     """The club of the tournament ``game`` belongs to (``None``: a standalone game)."""
-    tournament = GameContext.parse(game.context).tournament
+    tournament = GameContext.of(game).tournament
     if tournament is None:
         return None
     club: int | None = (

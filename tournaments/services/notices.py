@@ -77,7 +77,7 @@ def running_games_of(user: Any) -> list[RunningGame]:
     ):
         # The seat is the game's own (its context names each seat's player), as seat_of
         # reads it, without a query per game.
-        ids = GameContext.parse(game.context).seat_player_ids()
+        ids = GameContext.of(game).seat_player_ids()
         seat = next((s for s, pid in enumerate(ids) if pid in players and s < game.seats), None)
         if seat is None:
             continue

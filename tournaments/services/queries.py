@@ -62,7 +62,7 @@ def game_name(kind: str) -> str:
 
 def tournament_of(game: Game) -> Tournament | None:
     """The tournament ``game`` was dealt for (with its club), or ``None``."""
-    tid = GameContext.parse(game.context).tournament
+    tid = GameContext.of(game).tournament
     if tid is not None:
         return Tournament.objects.filter(pk=tid).select_related("club").first()
     return None

@@ -86,7 +86,7 @@ def tournament_stream_url(tournament: Tournament) -> str:
 
 
 def seat_info(game: Game) -> list[dict[str, Any]]:
-    return [seat.as_dict() for seat in GameContext.parse(game.context).seats]
+    return [seat.as_dict() for seat in GameContext.of(game).seats]
 
 
 def visible_game(request: HttpRequest, game_id: int) -> tuple[Game, GameAccess]:
@@ -133,7 +133,7 @@ def live_table(game: Game, *, viewer: Any = None, compact: bool = False) -> dict
 
 
 def context_numbers(game: Game) -> dict[str, Any]:
-    context = GameContext.parse(game.context)
+    context = GameContext.of(game)
     return {
         "round": context.round,
         "game_number": context.game_number,

@@ -51,7 +51,7 @@ FORCED_CAUSE_ID = "forced"
 
 
 def _context_bots(game: Game) -> dict[int, str]:
-    return GameContext.parse(game.context).bots()
+    return GameContext.of(game).bots()
 
 
 #: Inside :func:`seats_read_once`: each table's seats as that block first read them after
@@ -217,7 +217,7 @@ def _plays_forced_moves(game: Game, seat: int) -> bool:
 
     Only a tournament seat has a player; a standalone game's seats are left alone.
     """
-    player = GameContext.parse(game.context).seat(seat).player
+    player = GameContext.of(game).seat(seat).player
     if player is None:
         return False  # a game outside a tournament: no player to have the preference
     found = Player.objects.filter(pk=player).values_list("play_forced_moves", flat=True).first()

@@ -56,7 +56,7 @@ def view_of(
         view = games.game_view_at(game, access.viewer, at)
     else:
         view = games.game_view(game, access.viewer, state=state, at_row=at_row)
-    context = GameContext.parse(game.context)
+    context = GameContext.of(game)
     # The seats handed to a bot (by their player, or after timeouts), as the table shows
     # them: a seat sees in its own view that the server plays for it.
     handed = (
