@@ -46,13 +46,13 @@ def test_game_row_reads_the_row_or_none(store_alias: str) -> None:
     assert sql.game_row(game.pk + 1000, store_alias) is None
 
 
-def test_update_game_writes_the_fields_named(store_alias: str) -> None:
+def test_update_row_writes_the_fields_named(store_alias: str) -> None:
     game = _game(store_alias)
     _, _, table = _seated(store_alias)
     game.sequence, game.deadlines, game.status = 7, {"1": "soon"}, Game.Status.OVER
     game.table_id = table.pk  # named by its attname, as the projection names it
     game.players = ["not", "written"]
-    sql.update_game(game, ["sequence", "deadlines", "status", "table_id"], store_alias)
+    sql.update_row(game, ["sequence", "deadlines", "status", "table_id"], store_alias)
     row = Game.objects.using(store_alias).get(pk=game.pk)
     assert (row.sequence, row.deadlines, row.status, row.table_id, row.players) == (
         7,
@@ -61,6 +61,20 @@ def test_update_game_writes_the_fields_named(store_alias: str) -> None:
         table.pk,
         [],
     )
+
+
+def test_insert_row_writes_what_the_orm_writes_and_sets_the_id(store_alias: str) -> None:
+    made = _game(store_alias, players=["a", "b"], options={"x": 1})
+    game = Game(kind="give_away", seats=2, dealer=0, players=["a", "b"], options={"x": 1})
+    sql.insert_row(game, store_alias)
+    assert game.pk is not None and game.pk > made.pk and not game._state.adding
+    fields = [f.attname for f in Game._meta.concrete_fields if f.attname != "id"]
+    ours, theirs = Game.objects.using(store_alias).in_bulk([game.pk, made.pk]).values()
+    assert [getattr(ours, f) for f in fields] == [getattr(theirs, f) for f in fields]
+    club = Club(name="Club", slug="club-insert")
+    sql.insert_row(club, store_alias)  # its auto_now_add time set, as save() sets it
+    assert club.created_at is not None
+    assert Club.objects.using(store_alias).get(pk=club.pk).created_at == club.created_at
 
 
 def test_reset_game_ids_moves_past_an_explicit_id(store_alias: str) -> None:

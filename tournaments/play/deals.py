@@ -24,6 +24,7 @@ from engine.record import import_record as _import_record
 from engine.registry import get_game
 from events import store
 from events.store import NewEvent
+from tournaments import sql
 from tournaments.models import Game
 from tournaments.play import randomness
 from tournaments.play.commands import _after_append, _chance_events
@@ -155,9 +156,10 @@ def _store_new_game(
     # fails that whole transaction, nothing catches it and goes on.
     with transaction.atomic(savepoint=False):
         deal = events[0]
-        game = Game.objects.create(
+        game = Game(
             kind=engine.id, seats=deal["seats"], dealer=deal["dealer"], options=deal["options"]
         )
+        sql.insert_row(game)
         state = engine.fold(events)
         new = [NewEvent(e["type"], e, cause_kind, cause_id, e.get("v", 1)) for e in events]
         if resolve_chance:

@@ -149,11 +149,11 @@ def _save_projection(game: Game, fields: dict[str, Any], *, dealt: bool) -> None
     (``dealt``), :data:`MOVED_FIELDS` for a move, which changes no other.
 
     Every action writes the row, so the ``UPDATE`` is written by hand
-    (:func:`tournaments.sql.update_game`).
+    (:func:`tournaments.sql.update_row`).
     """
     for name, value in fields.items():
         setattr(game, name, value)
-    sql.update_game(game, fields if dealt else MOVED_FIELDS)
+    sql.update_row(game, fields if dealt else MOVED_FIELDS)
 
 
 def rebuild_projections() -> int:

@@ -171,7 +171,7 @@ def game_over(game: Game) -> None:
         table.series_scores = series_rules.scored(fmt, table.series_scores, game.result, seats)
         counted = ["series_deals", "series_scores"]
         if not series_rules.finished(fmt, table.series_deals, table.series_scores):
-            table.save(update_fields=counted)
+            sql.update_row(table, counted)
             _deal_table_game(
                 tournament,
                 round_,
@@ -183,7 +183,7 @@ def game_over(game: Game) -> None:
             return
         table.placings = series_rules.ranked(table.series_scores)
         table.status = Table.Status.FINISHED
-        table.save(update_fields=["placings", "status", *counted])
+        sql.update_row(table, ["placings", "status", *counted])
         # The round's last tables finish one after another: each sees those before it
         # finished (its next statement reads what they committed), so one finishes the
         # round.  Taken after the table's lock, and only by a table whose series is over.
