@@ -29,7 +29,7 @@ from tournaments.api.serializers import (
     GameViewSerializer,
     RecordSerializer,
 )
-from tournaments.api.serializers.games import deadline_list
+from tournaments.api.serializers.games import deadline_list, plain_action
 from tournaments.api.views.common import GAME_ID, paginate, positive_query
 from tournaments.models import Game
 from tournaments.play import GameContext, keys, table_id_of
@@ -305,9 +305,11 @@ def act(access: GameAccess, user: Any, key: str, body: Any) -> dict[str, Any]:
         raise ValidationError(
             {"Idempotency-Key": [gettext("send a fresh key of 1-100 visible ASCII characters")]}
         )
-    checked = ActionSerializer(data=body)
-    checked.is_valid(raise_exception=True)
-    data = checked.validated_data
+    data = plain_action(body)
+    if data is None:  # the serializer words the refusal
+        checked = ActionSerializer(data=body)
+        checked.is_valid(raise_exception=True)
+        data = checked.validated_data
     seat = access.seat
     if seat is None:
         raise Forbidden(
