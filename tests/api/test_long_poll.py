@@ -9,10 +9,12 @@ request act from another thread, so they commit for real
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import random
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -161,7 +163,7 @@ def test_a_lost_publish_only_delays_the_long_poll_until_the_next_database_read(
     dead = redis.Redis.from_url(REDIS_DOWN, socket_connect_timeout=0.2)
     client = notify._redis()
     assert client is not None
-    monkeypatch.setattr(client, "pipeline", dead.pipeline)
+    monkeypatch.setattr(client, "register_script", dead.register_script)
     monkeypatch.setattr(notify, "RECHECK_SECONDS", 0.5)
     with caplog.at_level(logging.WARNING, logger="tournaments.workers.notify"):
         long_poll_across_a_move(world, api)
@@ -336,3 +338,35 @@ def test_the_schema_documents_after_and_wait(api: Api) -> None:
     assert by_name["after"]["schema"]["minimum"] == 0
     assert by_name["wait"]["schema"] == {"type": "number", "minimum": 0}
     assert "PARLOUR_LONG_POLL_SECONDS" in by_name["wait"]["description"]
+
+
+@pytest.mark.redis
+def test_a_change_tells_its_game_and_its_logins_in_one_command_even_to_a_server_without_it(
+    with_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One EVALSHA publishes to the game's channel and each login's (issue 24); a server
+    that does not know the script (restarted, or a text it never saw: no SCRIPT FLUSH of
+    a server others share) is sent it, and each channel hears its message once."""
+    client = redis.Redis.from_url(with_redis)
+    listener = client.pubsub(ignore_subscribe_messages=True)
+    channels = [notify.channel(424243), notify.user_channel(77), notify.user_channel(78)]
+    try:
+        listener.subscribe(*channels)
+        for _ in channels:
+            listener.get_message(timeout=1)  # the confirmations, skipped
+        for unknown in (False, True):
+            if unknown:
+                monkeypatch.setattr(notify, "_PUBLISH", f"{notify._PUBLISH}-- {uuid.uuid4()}\n")
+                assert client.script_exists(hashlib.sha1(notify._PUBLISH.encode()).hexdigest()) == [
+                    False
+                ]
+            notify.publish(424243, 9, users=[78, 77])
+            heard = [listener.get_message(timeout=2) for _ in channels]
+            assert [(m["channel"], m["data"]) for m in heard if m] == [
+                (channels[0].encode(), b"9"),
+                (channels[1].encode(), b"424243"),
+                (channels[2].encode(), b"424243"),
+            ]
+            assert listener.get_message(timeout=0.2) is None
+    finally:
+        listener.close()

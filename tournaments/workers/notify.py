@@ -127,13 +127,14 @@ def publish(game_id: int, sequence: int, users: Iterable[int] = ()) -> None:
     client = _redis()
     if client is None:
         return  # waiters poll the database
+    messages = [channel(game_id), str(sequence)]
+    for user in sorted(users):  # usually one: the seat the change left waited for
+        messages += [user_channel(user), str(game_id)]
     try:
-        # One round trip for all of them (a move tells its game and, usually, one login).
-        pipe = client.pipeline(transaction=False)
-        pipe.publish(channel(game_id), str(sequence))
-        for user in sorted(users):  # usually one: the seat the change left waited for
-            pipe.publish(user_channel(user), str(game_id))
-        pipe.execute()
+        # One command for all of them, run by its digest (EVALSHA; its text sent again
+        # only if the server lost it): a pipeline of a PUBLISH each cost redis-py's
+        # writing and reading of every command, after every move (issue 24).
+        client.register_script(_PUBLISH)(args=messages)
     except REDIS_ERRORS as error:
         log.warning(
             "could not publish game %s at sequence %s (waiters will find it in the database): %s",
@@ -141,6 +142,15 @@ def publish(game_id: int, sequence: int, users: Iterable[int] = ()) -> None:
             sequence,
             error,
         )
+
+
+#: :func:`publish`'s messages in one command: ``ARGV`` is channel, message, channel, …
+_PUBLISH = """
+for i = 1, #ARGV, 2 do
+  redis.call('PUBLISH', ARGV[i], ARGV[i + 1])
+end
+return #ARGV / 2
+"""
 
 
 def on_game_changed(sender: Any, game_id: int, sequence: int, **kwargs: Any) -> None:
