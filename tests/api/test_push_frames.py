@@ -50,3 +50,28 @@ def test_a_message_goes_to_its_handler_without_channels_hop_to_close_connections
     assert handled == [message]
     with pytest.raises(ValueError, match="No handler"):
         asyncio.run(consumer.dispatch({"type": "websocket.dance"}))
+
+
+def test_channels_dispatch_is_still_the_one_the_consumer_copied_without_its_hop() -> None:
+    """PushConsumer.dispatch is Channels' AsyncConsumer.dispatch less one line: if an
+    upgrade of Channels changes its dispatch, this fails, so that the copy is looked at
+    again rather than left behind (what it does is in push.PushConsumer.dispatch's text)."""
+    import inspect
+    import textwrap
+
+    from channels.consumer import AsyncConsumer
+
+    body = textwrap.dedent(inspect.getsource(AsyncConsumer.dispatch))
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    assert lines == [
+        "async def dispatch(self, message):",
+        '"""',
+        "Works out what to do with a message.",
+        '"""',
+        "handler = getattr(self, get_handler_name(message), None)",
+        "if handler:",
+        "await aclose_old_connections()",
+        "await handler(message)",
+        "else:",
+        'raise ValueError("No handler for message type %s" % message["type"])',
+    ], "Channels' dispatch changed: review PushConsumer.dispatch, which copies it"

@@ -59,6 +59,7 @@ from typing import Any, cast
 from django.core.cache import BaseCache, caches
 from django.core.cache.backends.redis import RedisCache
 from django.utils.translation import gettext, gettext_noop, ngettext, pgettext
+from redis.commands.core import Script
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
@@ -359,7 +360,7 @@ def _count_in_redis(cache: RedisCache, counters: list[tuple[str, int]]) -> list[
 
 
 #: :data:`_COUNT_SCRIPT`, registered with the first client it ran on.
-_count_script: Any = None
+_count_script: Script | None = None
 
 
 # -- failed logins ------------------------------------------------------------------------------
