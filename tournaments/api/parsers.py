@@ -33,6 +33,11 @@ def _finite_float(text: str) -> float:
     return number
 
 
+#: The one decoder (``json.loads`` with options builds a decoder and its scanner per call,
+#: which took most of a push-channel message's parsing).
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
+
+
 def load_json(text: str) -> Any:
     """Parse untrusted JSON text; :class:`ValueError` with the reason if it is not acceptable.
 
@@ -43,7 +48,7 @@ def load_json(text: str) -> Any:
     ``NaN``/``Infinity`` literals and numbers too large for a float.
     """
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+        value = _DECODER.decode(text)
     except RecursionError:
         raise _too_deep() from None
     if _deeper_than(value, MAX_JSON_DEPTH):
