@@ -48,7 +48,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # before bench/, whose engine.py would shadow the package
 
-from bench.faults.stack import DEFAULT_PG, DEFAULT_REDIS, Stack  # noqa: E402
+from bench.faults.stack import Stack  # noqa: E402
 
 
 @dataclass
@@ -243,12 +243,7 @@ def play(tables: int, moves: int, profile: int, ending_ones: bool = False) -> No
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default=DEFAULT_PG, help="PostgreSQL (an admin connection)")
-    parser.add_argument("--redis", default=DEFAULT_REDIS)
-    parser.add_argument("--database", default="parlour_push_move", help="made and dropped")
-    parser.add_argument("--cache-db", type=int, default=15, help="Redis database (flushed)")
-    parser.add_argument("--broker-db", type=int, default=10, help="Redis database (flushed)")
-    parser.add_argument("--keep", action="store_true", help="keep the database")
+    Stack.add_arguments(parser, "parlour_push_move")
     parser.add_argument("--tables", type=int, default=8)
     parser.add_argument("--moves", type=int, default=2000)
     parser.add_argument("--profile", type=int, default=0, help="print the N costliest functions")

@@ -33,41 +33,42 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # before bench/, whose engine.py would shadow the package
 
-from bench.faults.stack import DEFAULT_PG, DEFAULT_REDIS, Stack  # noqa: E402
+from bench.faults.stack import Stack  # noqa: E402
 from bench.push_move import backend_cpu  # noqa: E402
 
-ROW = (
-    "(%s::varchar, %s::integer, %s::varchar, %s::smallint, %s::jsonb, %s::varchar,"
-    " %s::varchar, %s::timestamptz, %s::varchar, %s::varchar, %s::integer)"
-)
-COLUMNS = (
-    "stream, sequence, type, version, payload, cause_kind, cause_id, recorded_at,"
-    " idempotency_key, command_hash, batch_size"
-)
-INSERT = (
-    f"INSERT INTO events_event ({COLUMNS}) SELECT * FROM (VALUES {ROW}) AS incoming"
-    " WHERE (SELECT COALESCE(MAX(sequence), 0) FROM events_event WHERE stream = %s) = %s"
-    " RETURNING sequence, id, tx"
-)
-MOVED = (
-    "sequence = %s, last_event = {event}, last_event_at = %s, to_act = %s::jsonb,"
-    " waiting_for = %s::jsonb, deadlines = %s::jsonb, status = %s, result = %s::jsonb,"
-    " finished_at = %s, seed = %s"
-)
-UPDATE = "UPDATE tournaments_game SET " + MOVED.format(event="%s") + " WHERE id = %s"
-NOTICE = (
-    "INSERT INTO tournaments_accountnotice (user_id, game_id, seat, sequence, kind)"
-    " VALUES (%s, %s, %s, %s, %s)"
-)
-ONE = (
-    "WITH appended AS (" + INSERT + "),"
-    " moved AS (UPDATE tournaments_game SET "
-    + MOVED.format(event="(SELECT id FROM appended)")
-    + " WHERE id = %s AND EXISTS (SELECT 1 FROM appended)),"
-    " noticed AS (INSERT INTO tournaments_accountnotice (user_id, game_id, seat, sequence, kind)"
-    " SELECT %s, %s, %s, %s, %s WHERE EXISTS (SELECT 1 FROM appended))"
-    " SELECT sequence, id, tx FROM appended"
-)
+
+def statements() -> tuple[str, str, str, str]:
+    """The move's ``INSERT`` (the store's own row and columns: :func:`events.store._insert`
+    writes it so), ``UPDATE`` and notice's ``INSERT``, and the three as one statement.
+    Read once Django is set up (the store's module needs it)."""
+    from events.store import _COLUMNS, _PG_ROW
+
+    insert = (
+        f"INSERT INTO events_event ({_COLUMNS}) SELECT * FROM (VALUES {_PG_ROW}) AS incoming"
+        " WHERE (SELECT COALESCE(MAX(sequence), 0) FROM events_event WHERE stream = %s) = %s"
+        " RETURNING sequence, id, tx"
+    )
+    moved = (
+        "sequence = %s, last_event = {event}, last_event_at = %s, to_act = %s::jsonb,"
+        " waiting_for = %s::jsonb, deadlines = %s::jsonb, status = %s, result = %s::jsonb,"
+        " finished_at = %s, seed = %s"
+    )
+    update = "UPDATE tournaments_game SET " + moved.format(event="%s") + " WHERE id = %s"
+    notice = (
+        "INSERT INTO tournaments_accountnotice (user_id, game_id, seat, sequence, kind)"
+        " VALUES (%s, %s, %s, %s, %s)"
+    )
+    one = (
+        "WITH appended AS (" + insert + "),"
+        " moved AS (UPDATE tournaments_game SET "
+        + moved.format(event="(SELECT id FROM appended)")
+        + " WHERE id = %s AND EXISTS (SELECT 1 FROM appended)),"
+        " noticed AS (INSERT INTO tournaments_accountnotice"
+        " (user_id, game_id, seat, sequence, kind)"
+        " SELECT %s, %s, %s, %s, %s WHERE EXISTS (SELECT 1 FROM appended))"
+        " SELECT sequence, id, tx FROM appended"
+    )
+    return insert, update, notice, one
 
 
 def move_params(stream: str, sequence: int, game: int, user: int) -> dict[str, list[Any]]:
@@ -105,6 +106,7 @@ def run(kind: str, moves: int, game: int, user: int) -> tuple[float, float, floa
     """CPU of this process, of the backend and wall time, each a move, for ``kind``."""
     from django.db import connection, transaction
 
+    INSERT, UPDATE, NOTICE, ONE = statements()
     connection.ensure_connection()
     raw = connection.connection
     with connection.cursor() as cursor:
@@ -180,12 +182,7 @@ def measure(moves: int, rounds: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default=DEFAULT_PG, help="PostgreSQL (an admin connection)")
-    parser.add_argument("--redis", default=DEFAULT_REDIS)
-    parser.add_argument("--database", default="parlour_round_trips", help="made and dropped")
-    parser.add_argument("--cache-db", type=int, default=15, help="Redis database (flushed)")
-    parser.add_argument("--broker-db", type=int, default=10, help="Redis database (flushed)")
-    parser.add_argument("--keep", action="store_true", help="keep the database")
+    Stack.add_arguments(parser, "parlour_round_trips")
     parser.add_argument("--moves", type=int, default=3000)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()

@@ -239,6 +239,17 @@ class Stack:
             PYTHONUNBUFFERED="1",
         )
 
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser, database: str) -> None:
+        """The options :meth:`from_args` reads, for a script that runs in process on its own
+        database ``database`` (made and dropped) and Redis databases 15 and 10 (flushed)."""
+        parser.add_argument("--url", default=DEFAULT_PG, help="PostgreSQL (an admin connection)")
+        parser.add_argument("--redis", default=DEFAULT_REDIS)
+        parser.add_argument("--database", default=database, help="made and dropped")
+        parser.add_argument("--cache-db", type=int, default=15, help="Redis database (flushed)")
+        parser.add_argument("--broker-db", type=int, default=10, help="Redis database (flushed)")
+        parser.add_argument("--keep", action="store_true", help="keep the database")
+
     @classmethod
     def from_args(cls, name: str, args: argparse.Namespace) -> Stack:
         """A stack called ``name`` on a script's ``--url``, ``--redis``, ``--cache-db``,
