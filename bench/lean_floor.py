@@ -154,12 +154,12 @@ class Server:
         if self.setup["redis_checks"]:
             import redis.asyncio
 
-            from tournaments.api.throttling import _COUNT_SCRIPT
+            from tournaments.api.throttling import _COUNT
             from tournaments.workers.notify import _PUBLISH
 
             client = redis.asyncio.from_url(self.setup["redis_url"])
-            self.count = client.register_script(_COUNT_SCRIPT)
-            self.publish = client.register_script(_PUBLISH)
+            self.count = client.register_script(_COUNT.text)
+            self.publish = client.register_script(_PUBLISH.text)
         for game_id, users in self.setup["games"].items():
             async with self.connection.cursor() as cursor:
                 await cursor.execute("SELECT kind FROM tournaments_game WHERE id = %s", [game_id])

@@ -18,9 +18,11 @@ request now waits up to ``POOL_TIMEOUT_SECONDS`` for a connection.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import redis
+from redis.commands.core import Script
 
 MAX_CONNECTIONS = 100
 POOL_TIMEOUT_SECONDS = 5
@@ -42,3 +44,27 @@ class SharedConnectionPool(redis.BlockingConnectionPool):
                 kwargs.setdefault("timeout", POOL_TIMEOUT_SECONDS)
                 pool = _pools[key] = redis.BlockingConnectionPool.from_url(url, **kwargs)
             return pool
+
+
+class LuaScript:
+    """A Lua script run by its digest (``EVALSHA``) on whichever client is given, its text
+    sent again only to a server that lost it (restarted, ``SCRIPT FLUSH``).
+
+    redis-py's :class:`~redis.commands.core.Script` made once a process, on the first
+    client it runs on: ``register_script`` at every call computed the text's digest each
+    time.  The request rates count with one (tournaments/api/throttling.py) and a change
+    is published with another (tournaments/workers/notify.py): one command where a
+    pipeline sent several (issue 24).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.script: Script | None = None
+
+    def __call__(
+        self, client: redis.Redis, *, keys: Sequence[str] = (), args: Sequence[Any] = ()
+    ) -> Any:
+        script = self.script
+        if script is None:
+            script = self.script = client.register_script(self.text)
+        return script(keys=list(keys), args=list(args), client=client)

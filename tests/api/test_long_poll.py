@@ -24,6 +24,7 @@ import redis
 from django.db import connections
 
 from conftest import redis_url
+from parlour.cache import LuaScript
 from tests.api.conftest import Api, timeless
 from tests.api.test_games import act, drawer, is_problem, standalone
 from tests.factories import ClubWorld, tournament_game
@@ -161,9 +162,8 @@ def test_a_lost_publish_only_delays_the_long_poll_until_the_next_database_read(
 ) -> None:
     # The waiter subscribes on the real Redis; the publish goes nowhere (Redis "restarting").
     dead = redis.Redis.from_url(REDIS_DOWN, socket_connect_timeout=0.2)
-    client = notify._redis()
-    assert client is not None
-    monkeypatch.setattr(client, "register_script", dead.register_script)
+    publish = notify._PUBLISH
+    monkeypatch.setattr(notify, "_PUBLISH", lambda _client, **given: publish(dead, **given))
     monkeypatch.setattr(notify, "RECHECK_SECONDS", 0.5)
     with caplog.at_level(logging.WARNING, logger="tournaments.workers.notify"):
         long_poll_across_a_move(world, api)
@@ -356,10 +356,9 @@ def test_a_change_tells_its_game_and_its_logins_in_one_command_even_to_a_server_
             listener.get_message(timeout=1)  # the confirmations, skipped
         for unknown in (False, True):
             if unknown:
-                monkeypatch.setattr(notify, "_PUBLISH", f"{notify._PUBLISH}-- {uuid.uuid4()}\n")
-                assert client.script_exists(hashlib.sha1(notify._PUBLISH.encode()).hexdigest()) == [
-                    False
-                ]
+                text = f"{notify._PUBLISH.text}-- {uuid.uuid4()}\n"
+                monkeypatch.setattr(notify, "_PUBLISH", LuaScript(text))
+                assert client.script_exists(hashlib.sha1(text.encode()).hexdigest()) == [False]
             notify.publish(424243, 9, users=[78, 77])
             heard = [listener.get_message(timeout=2) for _ in channels]
             assert [(m["channel"], m["data"]) for m in heard if m] == [

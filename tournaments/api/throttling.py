@@ -59,11 +59,11 @@ from typing import Any, cast
 from django.core.cache import BaseCache, caches
 from django.core.cache.backends.redis import RedisCache
 from django.utils.translation import gettext, gettext_noop, ngettext, pgettext
-from redis.commands.core import Script
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
+from parlour.cache import LuaScript
 from tournaments.models import ApiToken
 
 log = logging.getLogger(__name__)
@@ -328,19 +328,18 @@ def count(cache: BaseCache, counters: list[tuple[str, int]]) -> list[int]:
 
 #: :func:`count` on Redis, as one command: each key's ``INCR``, and its ``EXPIRE … NX`` so
 #: that the first count of a window sets its expiry and later ones keep it.
-_COUNT_SCRIPT = """
+_COUNT = LuaScript("""
 local counts = {}
 for i, key in ipairs(KEYS) do
   counts[i] = redis.call('INCR', key)
   redis.call('EXPIRE', key, ARGV[i], 'NX')
 end
 return counts
-"""
+""")
 
 
 def _count_in_redis(cache: RedisCache, counters: list[tuple[str, int]]) -> list[int]:
-    """:func:`count` in one round trip and one command (:data:`_COUNT_SCRIPT`, run by its
-    digest: ``EVALSHA``, its text sent again only if the server lost it).
+    """:func:`count` in one round trip and one command (:data:`_COUNT`, run by its digest).
 
     One command, not a pipeline of two for each counter: every message of the push
     channel is counted, and redis-py's writing and reading of four commands took 4 % of
@@ -352,15 +351,8 @@ def _count_in_redis(cache: RedisCache, counters: list[tuple[str, int]]) -> list[
     # that the cache's location, options and connection pool apply.  All the
     # keys go to the server written first, as Django's own writes do.
     client = cache._cache.get_client(keys[0], write=True)
-    global _count_script
-    if _count_script is None:  # its digest computed once; it runs on whichever client
-        _count_script = client.register_script(_COUNT_SCRIPT)
-    replies = _count_script(keys=keys, args=[seconds for _, seconds in counters], client=client)
+    replies = _COUNT(client, keys=keys, args=[seconds for _, seconds in counters])
     return [int(n) for n in replies]
-
-
-#: :data:`_COUNT_SCRIPT`, registered with the first client it ran on.
-_count_script: Script | None = None
 
 
 # -- failed logins ------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from redis.backoff import NoBackoff
 from redis.client import PubSub
 from redis.retry import Retry
 
+from parlour.cache import LuaScript
 from parlour.db import release_pooled_connections
 from tournaments.play import game_row
 
@@ -131,10 +132,9 @@ def publish(game_id: int, sequence: int, users: Iterable[int] = ()) -> None:
     for user in sorted(users):  # usually one: the seat the change left waited for
         messages += [user_channel(user), str(game_id)]
     try:
-        # One command for all of them, run by its digest (EVALSHA; its text sent again
-        # only if the server lost it): a pipeline of a PUBLISH each cost redis-py's
-        # writing and reading of every command, after every move (issue 24).
-        client.register_script(_PUBLISH)(args=messages)
+        # One command for all of them, run by its digest: a pipeline of a PUBLISH each
+        # cost redis-py's writing and reading of every command, after every move (issue 24).
+        _PUBLISH(client, args=messages)
     except REDIS_ERRORS as error:
         log.warning(
             "could not publish game %s at sequence %s (waiters will find it in the database): %s",
@@ -145,12 +145,12 @@ def publish(game_id: int, sequence: int, users: Iterable[int] = ()) -> None:
 
 
 #: :func:`publish`'s messages in one command: ``ARGV`` is channel, message, channel, …
-_PUBLISH = """
+_PUBLISH = LuaScript("""
 for i = 1, #ARGV, 2 do
   redis.call('PUBLISH', ARGV[i], ARGV[i + 1])
 end
 return #ARGV / 2
-"""
+""")
 
 
 def on_game_changed(sender: Any, game_id: int, sequence: int, **kwargs: Any) -> None:
