@@ -181,6 +181,7 @@ class RedisChannel(kombu_redis.Channel):
 
 class RedisTransport(kombu_redis.Transport):
     """kombu's Redis transport with :class:`RedisChannel` (``CELERY_BROKER_TRANSPORT``
-    for a ``redis://`` or ``rediss://`` broker)."""
+    for a ``redis://`` broker; a ``rediss://`` one keeps kombu's own, which takes TLS from
+    the URL's scheme)."""
 
     Channel = RedisChannel

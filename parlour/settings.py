@@ -317,8 +317,10 @@ else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": env_int("PARLOUR_BROKER_VISIBILITY_SECONDS", 3600, minimum=60)
     }
-    if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    if CELERY_BROKER_URL.startswith("redis://"):
         # kombu's transport, but a Redis restart no longer kills a worker (parlour/broker.py).
+        # Not for rediss://: kombu turns TLS on from the URL's scheme, which a transport
+        # named here would replace.
         CELERY_BROKER_TRANSPORT = "parlour.broker:RedisTransport"
 # Tasks are idempotent (each names the game sequence it expects), so it is safe
 # to acknowledge only after the work is done and to requeue on a lost worker:

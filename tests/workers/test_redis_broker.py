@@ -3,12 +3,13 @@
 A Redis restart made kombu 5.7 close a worker's channel after its connection had been
 released; the channel's return of its unacknowledged messages then failed with an
 ``AttributeError`` that Celery does not ignore, and the worker died (bench/faults/
-redis_restart.py, two worker starts in six on 2026-12-06).  These tests put a channel in
-that state on purpose, with a message taken and not acknowledged.
+redis_restart.py, two worker starts in six on 2026-12-06).  These tests lead a worker's
+connection there as Celery does, with messages taken and not acknowledged.
 """
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -33,46 +34,67 @@ def prefix() -> Iterator[str]:
         client.delete(key)
 
 
-def _released_with_a_message_taken(transport: str, prefix: str) -> tuple[Connection, Any]:
-    """A connection whose channel holds a message taken and not acknowledged, left as a
-    Redis restart leaves it: its pools disconnected, the connection released under it."""
+def _redis_lost_with_messages_taken(transport: str, prefix: str) -> tuple[Connection, Any]:
+    """A worker's broker connection as Celery finds it when Redis goes away: two channels
+    each holding a message taken and not acknowledged, the consuming one's read failing,
+    Redis gone for new connections, and the connection collected as Celery collects it
+    (``Consumer.on_connection_error_after_connected``).  Returns the connection and its
+    consuming channel."""
     connection = Connection(
         redis_url(), transport=transport, transport_options={"global_keyprefix": prefix}
     )
-    channel = connection.channel()
     queue = Queue(f"q-{uuid.uuid4().hex}", Exchange("parlour-test", "direct"), "k")
-    producer = connection.Producer(channel)
-    producer.publish({"bot": "move"}, exchange=queue.exchange, routing_key="k", declare=[queue])
-    message = queue(channel).get(no_ack=False)
-    assert message is not None and len(channel.qos._delivered) == 1
-    channel._disconnect_pools()
-    connection.transport.client = None
-    return connection, channel
+    consuming = connection.default_channel
+    for channel in (consuming, connection.channel()):
+        producer = connection.Producer(channel)
+        producer.publish({"bot": "move"}, exchange=queue.exchange, routing_key="k", declare=[queue])
+        assert queue(channel).get(no_ack=False) is not None
+    connection.port = 9  # Redis is gone: new pools connect nowhere (port 9 is closed here)
+    consuming._in_poll = True  # waiting in BRPOP when the server closed the socket
+
+    def closed_by_the_server(**_: Any) -> None:
+        consuming._in_poll = None
+        raise redis.ConnectionError("Connection closed by server.")
+
+    consuming._brpop_read = closed_by_the_server
+    with contextlib.suppress(Exception):  # as Celery: whatever collect() raises is passed over
+        connection.collect(socket_timeout=1)
+    return connection, consuming
 
 
-def test_a_channel_closed_after_its_connection_was_released_is_a_connection_error_celery_ignores(
+def test_a_worker_s_connection_closed_after_redis_went_away_ends_with_no_error_celery_dies_of(
     prefix: str,
 ) -> None:
-    connection, channel = _released_with_a_message_taken("parlour.broker:RedisTransport", prefix)
-    # What Celery's consumer does when the broker's connection is lost (it ignores the
-    # transport's connection errors, then connects again): no error comes out of it.
-    ignore_errors(connection, channel.close)
+    connection, channel = _redis_lost_with_messages_taken("parlour.broker:RedisTransport", prefix)
+    # What Celery does next (it ignores the transport's connection errors, then connects
+    # again): no error comes out of it.
+    ignore_errors(connection, connection.close)
     assert channel.closed
-    # The message taken is not lost: it waits in Redis's unacknowledged set, given back to
-    # the queue after the visibility timeout, as a vanished worker's are.
+    # The messages taken are not lost: they wait in Redis's unacknowledged set, given back
+    # to the queue after the visibility timeout, as a vanished worker's are.
     client = redis.Redis.from_url(redis_url())
-    assert client.hlen(f"{prefix}unacked") == 1
+    assert client.hlen(f"{prefix}unacked") == 2
 
 
-def test_kombu_s_own_transport_still_fails_there_so_the_mended_channel_is_still_needed(
+def test_kombu_s_own_transport_still_dies_there_so_the_mended_channel_is_still_needed(
     prefix: str,
 ) -> None:
-    connection, channel = _released_with_a_message_taken("redis", prefix)
+    connection, _ = _redis_lost_with_messages_taken("redis", prefix)
     with pytest.raises(AttributeError, match="hostname"):
-        ignore_errors(connection, channel.close)
+        ignore_errors(connection, connection.close)
 
 
-def test_a_redis_broker_url_takes_the_mended_transport() -> None:
+@pytest.mark.parametrize(
+    ("url", "transport"),
+    [
+        ("redis://127.0.0.1:6379/1", "parlour.broker:RedisTransport"),
+        # kombu turns TLS on from the scheme: a transport named in the settings would not.
+        ("rediss://127.0.0.1:6380/1", "None"),
+    ],
+)
+def test_a_redis_broker_url_takes_the_mended_transport_and_a_tls_one_kombu_s(
+    url: str, transport: str
+) -> None:
     import subprocess
     import sys
 
@@ -83,13 +105,13 @@ def test_a_redis_broker_url_takes_the_mended_transport() -> None:
             sys.executable,
             "-c",
             "import django; django.setup(); from django.conf import settings as s;"
-            " print(s.CELERY_BROKER_TRANSPORT)",
+            " print(getattr(s, 'CELERY_BROKER_TRANSPORT', None))",
         ],
         cwd=ROOT,
         env={"DJANGO_SETTINGS_MODULE": "parlour.settings", "PATH": "/usr/bin:/bin"}
-        | {"CELERY_BROKER_URL": "redis://127.0.0.1:6379/1"},
+        | {"CELERY_BROKER_URL": url},
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert run.stdout.strip() == "parlour.broker:RedisTransport", run.stderr[-2000:]
+    assert run.stdout.strip() == transport, run.stderr[-2000:]
