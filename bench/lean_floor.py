@@ -1,6 +1,7 @@
 """The floor of a durable move on this stack's own parts (issue 24): a prototype, not the product.
 
     .venv/bin/python bench/lean_floor.py [--levels 8,32,128] [--seconds 15] [--warmup 3]
+                                         [--redis-checks] [--processes 1] [--connections 4]
 
 docs/benchmarks.md ("What the goal would take") names what a move would have to become to
 spend no more server CPU than boardgame.io on FlatFile.  This is that move built as small as
@@ -8,40 +9,44 @@ it can be, on the real schema, and played by bench/load.py's own players
 (:func:`bench.faults.players.run_players` over the push channel's frames: ``follow``,
 ``act``, ``acted``, ``view``), so that its figures stand beside bench/load.py's:
 
-* one process: uvicorn serving a bare ASGI WebSocket app (no Django, no Channels, no
-  thread), as boardgame.io is one Node.js process;
-* each game's state held in that process, folded once at the start; a move decided and
-  evolved by the engine, as the game service does (:mod:`tournaments.play.commands`);
+* uvicorn serving a bare ASGI WebSocket app (no Django, no Channels, no thread);
+* each game's state held in the server process, folded once and moved by the engine, as
+  the game service does (:mod:`tournaments.play.commands`);
 * the move's writes as one statement on an async psycopg connection in the event loop,
-  committed before the move is answered: the store's conditional ``INSERT`` of the event
-  (the store's own columns), the projection's ``UPDATE`` and the account notice's
+  committed before the move is answered: the store's conditional ``INSERT`` of the events
+  (the store's own columns), the projection's ``UPDATE`` and an account notice's
   ``INSERT`` (bench/round_trips.py's statement); a deal's end writes the next game's row
-  and its deal in one more;
-* the mover's answer and the other seat's view built from that same state and sent from
-  the same process.
+  and its deal in the same transaction;
+* the mover's answer and the other seat's view built from that same state.
 
-What it leaves out, each of which the product's move pays for: the sign-in's re-check
-(a token is looked up once, at the handshake), the request rates, the idempotency key's
-look-up (a key is stored, a retry is not answered), the views' names and context, the
-series' totals and the next deal's seed commitment (the deck is shuffled by a
-system random generator), clocks, bots' queueing, and the Redis publish that reaches a follower in
-another process.  So its CPU a move is a floor for that design, not a product's figure.
+``--redis-checks`` adds the Redis commands a product's move cannot drop, with the product's
+own scripts: the request rates' count before the move, the publish after it.
+``--processes N`` runs N such processes on one socket: each publishes its moves, and each
+follows the others' (the new events read from the store and folded, the views pushed); a
+move decided on a state another process had moved past is refused by the conditional
+``INSERT`` and answered as a conflict, with the view caught up.  ``--connections``: each
+process's PostgreSQL connections, one statement at a time on each.
+
+What it leaves out, each of which the product pays for: the sign-in's re-check (a token is
+looked up once, at the handshake), the request rates on messages other than moves, the
+idempotency key's look-up on a refusal and the replayed answer, the views' names and
+context, the series' totals and the next deal's seed commitment (the deck is shuffled by
+the system's generator), a deal's per-seat notices, clocks and bots' queueing.  So its
+CPU a move is a floor for that design, not a product's figure.
 
 It makes its own database (``--database``, dropped at the end) and tables of two people
 (:func:`bench.faults.players.person_tables`), then for each level starts the server,
-plays, and prints moves a second, the move's latency and the CPU a move of the server
-process, of PostgreSQL (every backend of the machine's server, as bench/load.py counts
-it) and of Redis, from the end of the players' warm-up.  ``--redis-checks`` adds the two
-Redis commands a product's move cannot drop, with the product's own scripts: the request
-rates' count before the move, the publish after it.  ``--connections`` (4): the server's
-PostgreSQL connections, each taking one statement at a time.  docs/benchmarks.md ("The
-floor of that design, measured") records its figures.
+plays, and prints moves a second, the move's latency and the CPU a move of the server's
+processes, of PostgreSQL (as bench/load.py counts it) and of Redis, from the end of the
+players' warm-up.  docs/benchmarks.md ("The floor of that design, measured") records its
+figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -61,6 +66,7 @@ sys.path.insert(0, str(ROOT))  # before bench/, whose engine.py would shadow the
 
 from bench.faults.players import latency_line, person_tables, run_players  # noqa: E402
 from bench.faults.stack import Stack, free_port  # noqa: E402
+from bench.load import group_cpu, postgres_cpu  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -71,15 +77,14 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def named_cpu(*names: str) -> float:
-    """CPU seconds the machine's processes called ``names`` have used: every PostgreSQL
-    backend (as bench/load.py counts them), or the Redis server."""
+def named_cpu(name: str) -> float:
+    """CPU seconds the machine's processes called ``name`` (the Redis server) have used."""
     total = 0.0
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            if (entry / "comm").read_text().strip() in names:
+            if (entry / "comm").read_text().strip() == name:
                 total += process_cpu(int(entry.name))
         except OSError:
             continue
@@ -87,8 +92,9 @@ def named_cpu(*names: str) -> float:
 
 
 def cpu_now(server: int) -> tuple[float, float, float]:
-    """The CPU seconds of the server process, PostgreSQL and Redis, now."""
-    return process_cpu(server), named_cpu("postgres", "postmaster"), named_cpu("redis-server")
+    """The CPU seconds of the server's processes (its process group), of PostgreSQL (as
+    bench/load.py counts them: exited backends too) and of Redis."""
+    return group_cpu(server), postgres_cpu(), named_cpu("redis-server")
 
 
 # -- the server (a child process: ``lean_floor.py serve SETUP.json``) ---------------------------
@@ -122,6 +128,23 @@ class Live:
         )
         return view
 
+    def frame(self, seat: int) -> dict[str, Any]:
+        return {"type": "view", "game": self.id, "sequence": self.sequence, "view": self.view(seat)}
+
+    async def push(self, mover: int | None) -> None:
+        """Each follower's new view but the ``mover``'s (answered with its move)."""
+        for user, send in list(self.followers.items()):
+            if user != mover:
+                await send(self.frame(self.users.index(user)))
+
+
+class Stale(Exception):
+    """The game moved on in another process: this one's state was behind."""
+
+
+#: The channel the server processes tell each other's followers of a move on (``--processes``).
+MOVES = "lean-floor-moves"
+
 
 class Server:
     """The games, the statements and the connection of the server process."""
@@ -141,54 +164,34 @@ class Server:
 
     async def start(self) -> None:
         import psycopg
+        import redis.asyncio
 
-        from engine.registry import get_game
+        async def connect() -> Any:
+            url = self.setup["database_url"]
+            return await psycopg.AsyncConnection.connect(url, autocommit=True, prepare_threshold=0)
 
         for _ in range(self.setup["connections"]):
-            self.idle.put_nowait(
-                await psycopg.AsyncConnection.connect(
-                    self.setup["database_url"], autocommit=True, prepare_threshold=0
-                )
-            )
-        self.connection = await self.idle.get()  # for the start's reads
+            self.idle.put_nowait(await connect())
+        #: This process's own connection for its reads: the start's, the catch-ups.
+        self.connection = await connect()
+        self.redis = redis.asyncio.from_url(self.setup["redis_url"])
         if self.setup["redis_checks"]:
-            import redis.asyncio
-
             from tournaments.api.throttling import _COUNT
             from tournaments.workers.notify import _PUBLISH
 
-            client = redis.asyncio.from_url(self.setup["redis_url"])
-            self.count = client.register_script(_COUNT.text)
-            self.publish = client.register_script(_PUBLISH.text)
+            self.count = self.redis.register_script(_COUNT.text)
+            self.publish = self.redis.register_script(_PUBLISH.text)
         for game_id, users in self.setup["games"].items():
-            async with self.connection.cursor() as cursor:
-                await cursor.execute("SELECT kind FROM tournaments_game WHERE id = %s", [game_id])
-                (kind,) = await cursor.fetchone()
-                await cursor.execute(
-                    "SELECT payload FROM events_event WHERE stream = %s ORDER BY sequence",
-                    [f"game-{game_id}"],
-                )
-                payloads = [row[0] for row in await cursor.fetchall()]
-            engine = get_game(kind)
-            live = Live(int(game_id), engine, engine.fold(payloads), len(payloads), users)
-            self.games[live.id] = live
+            self.games[int(game_id)] = await self.load(int(game_id), users)
         async with self.connection.cursor() as cursor:
             await cursor.execute(
                 "SELECT column_name FROM information_schema.columns"
-                " WHERE table_name = 'tournaments_game' AND column_name <> 'id'"
+                " WHERE table_schema = current_schema() AND table_name = 'tournaments_game'"
+                " AND column_name <> 'id'"
             )
             self.game_columns = [row[0] for row in await cursor.fetchall()]
-        self.idle.put_nowait(self.connection)
-
-    async def execute(self, statement: str, params: list[Any]) -> Any:
-        """``statement``, prepared, on an idle connection: its one row."""
-        connection = await self.idle.get()
-        try:
-            async with connection.cursor() as cursor:
-                await cursor.execute(statement, params, prepare=True)
-                return await cursor.fetchone()
-        finally:
-            self.idle.put_nowait(connection)
+        if self.setup["processes"] > 1:
+            self.listener = asyncio.get_running_loop().create_task(self.listen())
 
     def insert_sql(self, count: int) -> str:
         return (
@@ -238,7 +241,7 @@ class Server:
         over = engine.is_over(state)
         sequence = live.sequence + len(payloads)
         waiting = json.dumps(engine.waiting_for(state))
-        outcome = json.dumps(engine.outcome(state)) if over else "null"
+        outcome = json.dumps(engine.outcome(state)) if over else None
         now = datetime.now(UTC)
         waiter = live.users[engine.waiting_for(state)[0]] if not over else live.users[seat]
         statement = (
@@ -271,19 +274,84 @@ class Server:
             sequence,
             "finished" if over else "turn",
         ]
-        (count,) = await self.execute(statement, params)
-        if count != len(payloads):
-            raise RuntimeError(f"{live.stream} moved past {live.sequence}: a conflict")
+        following = self.next_deal(live, state) if over else None
+        connection = await self.idle.get()
+        try:
+            # A move in autocommit; a deal's end and the next deal in one transaction, as
+            # the series hook's.
+            one = connection.transaction() if following is not None else contextlib.nullcontext()
+            async with one, connection.cursor() as cursor:
+                await cursor.execute(statement, params, prepare=True)
+                (count,) = await cursor.fetchone()
+                if count != len(payloads):
+                    raise Stale(live.stream)
+                if following is not None:
+                    await cursor.execute(following[0], following[1], prepare=True)
+                    (stream,) = await cursor.fetchone()
+        finally:
+            self.idle.put_nowait(connection)
         live.state, live.sequence = state, sequence
-        if over:
-            await self.deal_next(live)
+        if following is not None:
+            new = Live(int(stream.split("-")[1]), engine, following[2], following[3], live.users)
+            self.games[new.id] = new
+            live.next_id = new.id
+        if self.setup["processes"] > 1:  # the followers in the other processes
+            await self.redis.publish(MOVES, f"{live.id}:{live.sequence}:{live.next_id or 0}")
 
-    async def deal_next(self, live: Live) -> None:
-        """The next deal at the table: its game row and its deal, in one statement."""
+    async def catch_up(self, live: Live) -> None:
+        """Fold the events another process appended to ``live``'s stream since its sequence."""
+        async with self.connection.cursor() as cursor:
+            await cursor.execute(
+                "SELECT sequence, payload FROM events_event WHERE stream = %s AND sequence > %s"
+                " ORDER BY sequence",
+                [live.stream, live.sequence],
+                prepare=True,
+            )
+            rows = await cursor.fetchall()
+        for sequence, payload in rows:
+            if sequence == live.sequence + 1:  # a catch-up at the same time may have folded it
+                live.state = live.engine.evolve(live.state, payload)
+                live.sequence = sequence
+
+    async def listen(self) -> None:
+        """Another process's moves: each game followed here caught up and its views pushed."""
+        subscription = self.redis.pubsub(ignore_subscribe_messages=True)
+        await subscription.subscribe(MOVES)
+        async for message in subscription.listen():
+            game_id, sequence, next_id = (int(x) for x in message["data"].split(b":"))
+            live = self.games.get(game_id)
+            if live is None:
+                continue
+            if next_id and next_id not in self.games:
+                self.games[next_id] = await self.load(next_id, live.users)
+                live.next_id = next_id
+            if live.sequence >= sequence or not live.followers:
+                continue  # caught up when a client here acts or follows it
+            await self.catch_up(live)
+            await live.push(None)
+
+    async def load(self, game_id: int, users: list[int]) -> Live:
+        """Game ``game_id`` folded from its stream."""
+        from engine.registry import get_game
+
+        async with self.connection.cursor() as cursor:
+            await cursor.execute("SELECT kind FROM tournaments_game WHERE id = %s", [game_id])
+            (kind,) = await cursor.fetchone()
+            await cursor.execute(
+                "SELECT payload FROM events_event WHERE stream = %s ORDER BY sequence",
+                [f"game-{game_id}"],
+            )
+            payloads = [row[0] for row in await cursor.fetchall()]
+        engine = get_game(kind)
+        return Live(game_id, engine, engine.fold(payloads), len(payloads), users)
+
+    def next_deal(self, live: Live, ended: Any) -> tuple[str, list[Any], Any, int]:
+        """The next deal at the table as one statement (its game row and its deal), with its
+        parameters, its state and its sequence."""
         engine = live.engine
         deck = list(engine.deck)
         self.rng.shuffle(deck)
-        seats = engine.seat_count(live.state)
+        seats = engine.seat_count(ended)
         payloads = engine.deal(seats, self.rng.randrange(seats), deck)
         state = engine.fold(payloads)
         while not engine.is_over(state):
@@ -304,6 +372,10 @@ class Server:
             "result": "NULL",
             "last_event": "0",  # the event is written after the row (its stream names it)
             "last_event_at": "now()",
+            "deadlines": "'{}'::jsonb",
+            "commitment": "''",
+            "seed": "''",
+            "number_in_series": "number_in_series + 1",
         }
         chosen = ", ".join(overrides.get(c, c) for c in self.game_columns)
         waiting = json.dumps(engine.waiting_for(state))
@@ -327,10 +399,7 @@ class Server:
         params += [live.id, len(payloads)]
         for number, payload in enumerate(payloads, 1):
             params += [number, payload["type"], payload.get("v", 1), json.dumps(payload)]
-        (stream,) = await self.execute(statement, params)
-        new = Live(int(stream.split("-")[1]), engine, state, len(payloads), live.users)
-        self.games[new.id] = new
-        live.next_id = new.id
+        return statement, params, state, len(payloads)
 
     async def connection_of(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """One client: its follows and its moves, until it goes."""
@@ -360,41 +429,43 @@ class Server:
                     continue
                 seat = live.users.index(user)
                 kind = body.get("type")
+                several = self.setup["processes"] > 1
                 if kind == "follow":
                     live.followers[user] = frame
                     followed.add(live.id)
+                    if several:  # another process may have moved it
+                        await self.catch_up(live)
                     if live.sequence > body.get("after", -1):
-                        view = live.view(seat)
-                        await frame(
-                            {
-                                "type": "view",
-                                "game": live.id,
-                                "sequence": live.sequence,
-                                "view": view,
-                            }
-                        )
+                        await frame(live.frame(seat))
                 elif kind == "unfollow":
                     live.followers.pop(user, None)
                     followed.discard(live.id)
                 elif kind == "act":
                     key = body.get("key")
+                    refused: dict[str, Any] | None = None
+                    if several and body.get("expected_sequence", 0) > live.sequence:
+                        await self.catch_up(live)  # its publish is on its way here
                     if body.get("expected_sequence") != live.sequence:
-                        problem = {"status": 409, "current_sequence": live.sequence}
-                        await frame(
-                            {"type": "problem", "game": live.id, "key": key, "problem": problem}
-                        )
+                        refused = {"status": 409, "current_sequence": live.sequence}
+                    else:
+                        if self.setup["redis_checks"]:  # the request rates' count
+                            keys = [f"rate:user:{user}", "rate:address"]
+                            await self.count(keys=keys, args=[60, 60])
+                        try:
+                            await self.move(live, seat, body["action"], key)
+                        except Stale:
+                            await self.catch_up(live)
+                            refused = {"status": 409, "current_sequence": live.sequence}
+                        except Exception as error:  # noqa: BLE001 - a refusal, as a problem
+                            refused = {"status": 422, "detail": str(error)}
+                    if refused is not None:
+                        answer = {"type": "problem", "game": live.id, "key": key}
+                        await frame(answer | {"problem": refused})
+                        if refused["status"] == 409:
+                            await frame(live.frame(seat))
                         continue
-                    if self.setup["redis_checks"]:  # the request rates' count, as the product's
-                        await self.count(keys=[f"rate:user:{user}", "rate:address"], args=[60, 60])
-                    try:
-                        await self.move(live, seat, body["action"], key)
-                    except Exception as error:  # noqa: BLE001 - a refusal, as a problem
-                        problem = {"status": 422, "detail": str(error)}
-                        await frame(
-                            {"type": "problem", "game": live.id, "key": key, "problem": problem}
-                        )
-                        continue
-                    if self.setup["redis_checks"]:  # the publish to other processes' followers
+                    if self.setup["redis_checks"] and not several:
+                        # The product's publish (with several processes, move() publishes).
                         waiter = live.users[(live.engine.waiting_for(live.state) or [seat])[0]]
                         await self.publish(
                             args=[
@@ -414,17 +485,7 @@ class Server:
                             "view": live.view(seat),
                         }
                     )
-                    for other, send_other in list(live.followers.items()):
-                        if other != user:
-                            there = live.users.index(other)
-                            await send_other(
-                                {
-                                    "type": "view",
-                                    "game": live.id,
-                                    "sequence": live.sequence,
-                                    "view": live.view(there),
-                                }
-                            )
+                    await live.push(user)
         finally:
             for game_id in followed:
                 game = self.games.get(game_id)
@@ -432,14 +493,13 @@ class Server:
                     game.followers.pop(user, None)
 
 
-def serve(setup_path: str, port: int) -> None:
-    """The server process: uvicorn on ``port`` with the bare app."""
+def application() -> Any:
+    """The bare ASGI app of one server process (uvicorn's factory): the games of the setup
+    file ``$LEAN_FLOOR_SETUP``."""
     import django
-    import uvicorn
 
     django.setup()  # for the store's columns and the engine's words, read once: not on the path
-    setup = json.loads(Path(setup_path).read_text())
-    server = Server(setup)
+    server = Server(json.loads(Path(os.environ["LEAN_FLOOR_SETUP"]).read_text()))
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -454,15 +514,29 @@ def serve(setup_path: str, port: int) -> None:
         elif scope["type"] == "websocket":
             await server.connection_of(scope, receive, send)
 
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    return app
+
+
+def serve(setup_path: str, port: int, processes: int) -> None:
+    """The server: uvicorn on ``port``, ``processes`` processes sharing its socket."""
+    import uvicorn
+
+    os.environ["LEAN_FLOOR_SETUP"] = setup_path
+    uvicorn.run(
+        "bench.lean_floor:application",
+        factory=True,
+        host="127.0.0.1",
+        port=port,
+        workers=processes,
+        log_level="warning",
+        lifespan="on",
+    )
 
 
 # -- the run ------------------------------------------------------------------------------------
 
 
-def setup_tables(
-    stack: Stack, level: int, folder: Path, connections: int, redis_checks: bool
-) -> tuple[Path, list[Any]]:
+def setup_tables(stack: Stack, level: int, args: argparse.Namespace) -> tuple[Path, list[Any]]:
     """``level`` people at tables of two; the server's setup written to a file."""
     from tournaments.models import Game, Player
     from tournaments.services.access import seat_player_ids
@@ -476,27 +550,28 @@ def setup_tables(
         games[str(game_id)] = [users[p] for p in players]
     setup = {
         "database_url": stack.database_url,
-        "connections": connections,
+        "connections": args.connections,
         "redis_url": stack.cache_url,
-        "redis_checks": redis_checks,
+        "redis_checks": args.redis_checks,
+        "processes": args.processes,
         "tokens": {s.token: s.user_id for s in seats},
         "games": games,
     }
-    path = folder / f"lean-{level}.json"
+    path = stack.folder / f"lean-{level}.json"
     path.write_text(json.dumps(setup))
     return path, seats
 
 
-def run_level(
-    stack: Stack, level: int, seconds: float, warmup: float, pool: int, redis_checks: bool
-) -> str:
+def run_level(stack: Stack, level: int, args: argparse.Namespace) -> str:
     from django.db import connections
 
-    path, seats = setup_tables(stack, level, stack.folder, pool, redis_checks)
+    seconds, warmup = args.seconds, args.warmup
+    path, seats = setup_tables(stack, level, args)
     connections.close_all()
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, __file__, "serve", str(path), "--port", str(port)],
+        [sys.executable, __file__, "serve", str(path), "--port", str(port)]
+        + ["--processes", str(args.processes)],
         env=stack.env,
         start_new_session=True,
     )
@@ -542,8 +617,9 @@ def main() -> None:
         parser.add_argument("serve")
         parser.add_argument("setup")
         parser.add_argument("--port", type=int, required=True)
+        parser.add_argument("--processes", type=int, default=1)
         args = parser.parse_args()
-        serve(args.setup, args.port)
+        serve(args.setup, args.port, args.processes)
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     Stack.add_arguments(parser, "parlour_lean_floor")
@@ -558,15 +634,16 @@ def main() -> None:
         action="store_true",
         help="count each move against a request rate and publish it, in Redis, as the product does",
     )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="server processes on one socket, each following the others' moves through Redis",
+    )
     args = parser.parse_args()
     with Stack.from_args(args.database, args) as stack:
         for level in [int(x) for x in args.levels.split(",")]:
-            print(
-                run_level(
-                    stack, level, args.seconds, args.warmup, args.connections, args.redis_checks
-                ),
-                flush=True,
-            )
+            print(run_level(stack, level, args), flush=True)
 
 
 if __name__ == "__main__":
