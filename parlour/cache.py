@@ -17,12 +17,12 @@ request now waits up to ``POOL_TIMEOUT_SECONDS`` for a connection.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Sequence
 from typing import Any
 
 import redis
-from redis.commands.core import Script
 
 MAX_CONNECTIONS = 100
 POOL_TIMEOUT_SECONDS = 5
@@ -48,23 +48,25 @@ class SharedConnectionPool(redis.BlockingConnectionPool):
 
 class LuaScript:
     """A Lua script run by its digest (``EVALSHA``) on whichever client is given, its text
-    sent again only to a server that lost it (restarted, ``SCRIPT FLUSH``).
+    sent again (``SCRIPT LOAD``) only to a server that lost it (restarted, ``SCRIPT FLUSH``).
 
-    redis-py's :class:`~redis.commands.core.Script` made once a process, on the first
-    client it runs on: ``register_script`` at every call computed the text's digest each
-    time.  The request rates count with one (tournaments/api/throttling.py) and a change
-    is published with another (tournaments/workers/notify.py): one command where a
-    pipeline sent several (issue 24).
+    What redis-py's ``register_script`` gives, with the digest computed once a process and
+    no client kept: ``register_script`` at every call computed it each time, and its
+    :class:`~redis.commands.core.Script` holds on to the client it was made with.  The
+    request rates count with one (tournaments/api/throttling.py) and a change is published
+    with another (tournaments/workers/notify.py): one command where a pipeline sent
+    several (issue 24).
     """
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.script: Script | None = None
+        self.sha = hashlib.sha1(text.encode()).hexdigest()
 
     def __call__(
         self, client: redis.Redis, *, keys: Sequence[str] = (), args: Sequence[Any] = ()
     ) -> Any:
-        script = self.script
-        if script is None:
-            script = self.script = client.register_script(self.text)
-        return script(keys=list(keys), args=list(args), client=client)
+        try:
+            return client.evalsha(self.sha, len(keys), *keys, *args)
+        except redis.exceptions.NoScriptError:
+            self.sha = client.script_load(self.text)
+            return client.evalsha(self.sha, len(keys), *keys, *args)
