@@ -193,6 +193,18 @@ class Server:
         if self.setup["processes"] > 1:
             self.listener = asyncio.get_running_loop().create_task(self.listen())
 
+    def chance(self, engine: Any, state: Any, payloads: list[dict[str, Any]]) -> Any:
+        """The chance outcomes due at ``state`` drawn and added to ``payloads`` (as
+        :func:`tournaments.play.commands._chance_events`); the state after them."""
+        while not engine.is_over(state):
+            node = engine.chance_draw(state, self.rng)
+            if node is None:
+                break
+            for event in engine.decide(state, node[0], node[1], chance=True):
+                state = engine.evolve(state, event)
+                payloads.append(event)
+        return state
+
     def insert_sql(self, count: int) -> str:
         return (
             f"INSERT INTO events_event ({self.columns}) SELECT * FROM (VALUES "
@@ -231,13 +243,7 @@ class Server:
         for event in engine.decide(state, seat, request, chance=chance):
             state = engine.evolve(state, event)
             payloads.append(event)
-        while not engine.is_over(state):
-            node = engine.chance_draw(state, self.rng)
-            if node is None:
-                break
-            for event in engine.decide(state, node[0], node[1], chance=True):
-                state = engine.evolve(state, event)
-                payloads.append(event)
+        state = self.chance(engine, state, payloads)
         over = engine.is_over(state)
         sequence = live.sequence + len(payloads)
         waiting = json.dumps(engine.waiting_for(state))
@@ -354,13 +360,7 @@ class Server:
         seats = engine.seat_count(ended)
         payloads = engine.deal(seats, self.rng.randrange(seats), deck)
         state = engine.fold(payloads)
-        while not engine.is_over(state):
-            node = engine.chance_draw(state, self.rng)
-            if node is None:
-                break
-            for event in engine.decide(state, node[0], node[1], chance=True):
-                state = engine.evolve(state, event)
-                payloads.append(event)
+        state = self.chance(engine, state, payloads)
         overrides = {
             "sequence": "%s",
             "status": "'running'",
