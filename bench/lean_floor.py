@@ -51,6 +51,7 @@ import json
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -67,14 +68,7 @@ sys.path.insert(0, str(ROOT))  # before bench/, whose engine.py would shadow the
 from bench.faults.players import latency_line, person_tables, run_players  # noqa: E402
 from bench.faults.stack import Stack, free_port  # noqa: E402
 from bench.load import group_cpu, postgres_cpu  # noqa: E402
-
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def process_cpu(pid: int) -> float:
-    """CPU seconds (user and system) process ``pid`` has used."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+from bench.push_move import backend_cpu  # noqa: E402
 
 
 def named_cpu(name: str) -> float:
@@ -85,7 +79,7 @@ def named_cpu(name: str) -> float:
             continue
         try:
             if (entry / "comm").read_text().strip() == name:
-                total += process_cpu(int(entry.name))
+                total += backend_cpu(int(entry.name))
         except OSError:
             continue
     return total
@@ -150,11 +144,10 @@ class Server:
     """The games, the statements and the connection of the server process."""
 
     def __init__(self, setup: dict[str, Any]) -> None:
-        from events.store import _COLUMNS, _PG_ROW
+        from events.store import _COLUMNS
 
         self.setup = setup
         self.columns = _COLUMNS
-        self.row = _PG_ROW
         self.tokens: dict[str, int] = {t: int(u) for t, u in setup["tokens"].items()}
         self.games: dict[int, Live] = {}
         self.connection: Any = None
@@ -205,54 +198,34 @@ class Server:
                 payloads.append(event)
         return state
 
-    def insert_sql(self, count: int) -> str:
-        return (
-            f"INSERT INTO events_event ({self.columns}) SELECT * FROM (VALUES "
-            + ", ".join([self.row] * count)
-            + ") AS incoming"
-            " WHERE (SELECT COALESCE(MAX(sequence), 0) FROM events_event WHERE stream = %s) = %s"
-            " RETURNING sequence, id"
-        )
-
-    def event_params(
-        self, stream: str, first: int, payloads: list[dict[str, Any]], key: str | None
-    ) -> list[Any]:
-        now = datetime.now(UTC)
-        params: list[Any] = []
-        for offset, payload in enumerate(payloads):
-            params += [
-                stream,
-                first + offset,
-                payload["type"],
-                payload.get("v", 1),
-                json.dumps(payload, separators=(",", ":")),
-                "player" if offset == 0 and key else "system",
-                "",
-                now,
-                key if offset == 0 else None,
-                "0" * 64 if offset == 0 and key else "",
-                len(payloads),
-            ]
-        return params
-
     async def move(self, live: Live, seat: int, action: dict[str, Any], key: str) -> None:
         """Decide, write in one statement, and hold the new state (raises on a refusal)."""
+        from events.store import NewEvent, _insert_params, _insert_statement
+
         engine, state = live.engine, live.state
+        now = datetime.now(UTC)
         request, chance = engine.request(state, seat, action, self.rng)
         payloads = []
         for event in engine.decide(state, seat, request, chance=chance):
             state = engine.evolve(state, event)
             payloads.append(event)
+        decided = len(payloads)
         state = self.chance(engine, state, payloads)
         over = engine.is_over(state)
         sequence = live.sequence + len(payloads)
+        # The store's own statement and parameters (:func:`events.store._insert`'s), the
+        # events caused as the game service causes them.
+        new = [NewEvent(p["type"], p, "player", str(seat), p.get("v", 1)) for p in payloads]
+        new[decided:] = [
+            NewEvent(p["type"], p, "system", "chance", p.get("v", 1)) for p in payloads[decided:]
+        ]
+        appended, _ = _insert_params(live.stream, new, live.sequence, key, "0" * 64, now)
         waiting = json.dumps(engine.waiting_for(state))
         outcome = json.dumps(engine.outcome(state)) if over else None
-        now = datetime.now(UTC)
         waiter = live.users[engine.waiting_for(state)[0]] if not over else live.users[seat]
         statement = (
             "WITH appended AS ("
-            + self.insert_sql(len(payloads))
+            + _insert_statement(len(payloads), postgres=True)
             + "), moved AS (UPDATE tournaments_game SET sequence = %s,"
             " last_event = (SELECT MAX(id) FROM appended), last_event_at = %s,"
             " to_act = %s::jsonb, waiting_for = %s::jsonb, status = %s, result = %s::jsonb,"
@@ -263,9 +236,7 @@ class Server:
             " SELECT COUNT(*) FROM appended"
         )
         params = [
-            *self.event_params(live.stream, live.sequence + 1, payloads, key),
-            live.stream,
-            live.sequence,
+            *appended,
             sequence,
             now,
             waiting,
@@ -578,8 +549,6 @@ def run_level(stack: Stack, level: int, args: argparse.Namespace) -> str:
     try:
         for _ in range(200):
             try:
-                import socket
-
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
                 break
             except OSError:

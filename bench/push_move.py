@@ -87,7 +87,7 @@ class StatementCounter:
 
 
 def backend_cpu(pid: int) -> float:
-    """CPU seconds PostgreSQL's backend ``pid`` has used (user + system)."""
+    """CPU seconds process ``pid`` (here PostgreSQL's backend) has used (user + system)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 

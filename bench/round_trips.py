@@ -41,13 +41,9 @@ def statements() -> tuple[str, str, str, str]:
     """The move's ``INSERT`` (the store's own row and columns: :func:`events.store._insert`
     writes it so), ``UPDATE`` and notice's ``INSERT``, and the three as one statement.
     Read once Django is set up (the store's module needs it)."""
-    from events.store import _COLUMNS, _PG_ROW
+    from events.store import _insert_statement
 
-    insert = (
-        f"INSERT INTO events_event ({_COLUMNS}) SELECT * FROM (VALUES {_PG_ROW}) AS incoming"
-        " WHERE (SELECT COALESCE(MAX(sequence), 0) FROM events_event WHERE stream = %s) = %s"
-        " RETURNING sequence, id, tx"
-    )
+    insert = _insert_statement(1, postgres=True)
     moved = (
         "sequence = %s, last_event = {event}, last_event_at = %s, to_act = %s::jsonb,"
         " waiting_for = %s::jsonb, deadlines = %s::jsonb, status = %s, result = %s::jsonb,"
@@ -80,22 +76,11 @@ def move_params(stream: str, sequence: int, game: int, user: int) -> dict[str, l
         "action": {"type": "draw", "index": 0, "card": "7H"},
         "chance": False,
     }
+    from events.store import NewEvent, _insert_params
+
     now = datetime.now(UTC)
-    event = [
-        stream,
-        sequence,
-        "move",
-        1,
-        json.dumps(payload, separators=(",", ":")),
-        "player",
-        "14",
-        now,
-        f"k-{sequence}",
-        "0" * 64,
-        1,
-        stream,
-        sequence - 1,
-    ]
+    new = [NewEvent("move", payload, "player", "14", 1)]
+    event, _ = _insert_params(stream, new, sequence - 1, f"k-{sequence}", "0" * 64, now)
     waited = json.dumps([1 - sequence % 2])
     moved = [sequence, now, waited, waited, "{}", "running", "null", None, ""]
     notice = [user, game, 1 - sequence % 2, sequence, "turn"]

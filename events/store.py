@@ -25,6 +25,7 @@ the row shape and the per-backend SQL, and are read and reviewed together.)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -338,39 +339,11 @@ def _insert(
     wait for the first and fail with an IntegrityError if the first commits.
     """
     connection = connections[using]
-    postgres = connection.vendor == "postgresql"
     now = timezone.now()
-    when = connection.ops.adapt_datetimefield_value(now)
-    size = len(events)
-    row = _PG_ROW if postgres else _SQLITE_ROW
-    params: list[Any] = []
-    texts: list[str] = []
-    for offset, event in enumerate(events):
-        first = offset == 0
-        text = json.dumps(event.payload, separators=(",", ":"))
-        texts.append(text)
-        params += [
-            stream,
-            expected + 1 + offset,
-            event.type,
-            event.version,
-            text,
-            event.cause_kind,
-            event.cause_id,
-            when,
-            key if first else None,
-            hash_ if first and key is not None else "",
-            size,
-        ]
-    params += [stream, expected]
-    table = Event._meta.db_table
-    sql = (
-        f"INSERT INTO {table} ({_COLUMNS}) SELECT * FROM (VALUES "
-        + ", ".join([row] * size)
-        + ") AS incoming"
-        + f" WHERE (SELECT COALESCE(MAX(sequence), 0) FROM {table} WHERE stream = %s) = %s"
-        + " RETURNING sequence, id, tx"
+    params, texts = _insert_params(
+        stream, events, expected, key, hash_, connection.ops.adapt_datetimefield_value(now)
     )
+    sql = _insert_statement(len(events), postgres=connection.vendor == "postgresql")
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         returned = cursor.fetchall()
@@ -393,6 +366,55 @@ def _insert(
         for offset, (event, (_, id_, tx)) in enumerate(zip(events, returned, strict=True))
     )
     return AppendResult(stream, stored, False, hash_ if key is not None else "")
+
+
+@functools.lru_cache(maxsize=64)  # by batch size: a move appends one to a few events
+def _insert_statement(size: int, *, postgres: bool) -> str:
+    """:func:`_insert`'s statement for ``size`` events: inserted only where the stream's
+    last sequence is the one expected (its parameters: :func:`_insert_params`')."""
+    table = Event._meta.db_table
+    return (
+        f"INSERT INTO {table} ({_COLUMNS}) SELECT * FROM (VALUES "
+        + ", ".join([_PG_ROW if postgres else _SQLITE_ROW] * size)
+        + ") AS incoming"
+        + f" WHERE (SELECT COALESCE(MAX(sequence), 0) FROM {table} WHERE stream = %s) = %s"
+        + " RETURNING sequence, id, tx"
+    )
+
+
+def _insert_params(
+    stream: str,
+    events: Sequence[NewEvent],
+    expected: int,
+    key: str | None,
+    hash_: str,
+    when: Any,
+) -> tuple[list[Any], list[str]]:
+    """:func:`_insert_statement`'s parameters for ``events`` appended to ``stream`` at
+    ``expected``, recorded ``when`` (as the connection takes a time), and the events'
+    payloads as the JSON texts stored."""
+    size = len(events)
+    params: list[Any] = []
+    texts: list[str] = []
+    for offset, event in enumerate(events):
+        first = offset == 0
+        text = json.dumps(event.payload, separators=(",", ":"))
+        texts.append(text)
+        params += [
+            stream,
+            expected + 1 + offset,
+            event.type,
+            event.version,
+            text,
+            event.cause_kind,
+            event.cause_id,
+            when,
+            key if first else None,
+            hash_ if first and key is not None else "",
+            size,
+        ]
+    params += [stream, expected]
+    return params, texts
 
 
 # -- reading ------------------------------------------------------------------

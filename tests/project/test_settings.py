@@ -59,26 +59,51 @@ def test_without_debug_a_secret_key_must_be_given() -> None:
     assert _start(DEBUG="false", SECRET_KEY="s3cret-for-the-test").returncode == 0
 
 
-def test_the_default_database_is_a_sqlite_file_under_var() -> None:
-    run = subprocess.run(
+def _settings(expression: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """A fresh process's settings, ``expression`` of them (``s``) printed, with ``env``."""
+    return subprocess.run(
         [
             sys.executable,
             "-c",
             "import django; django.setup(); from django.conf import settings as s;"
-            " print(s.DATABASES['default']['NAME']); print(s.CELERY_BROKER_URL)",
+            f" print({expression})",
         ],
         cwd=ROOT,
-        env={
-            k: v
-            for k, v in os.environ.items()
-            if k
-            not in ("DATABASE_URL", "DATABASE_POOL_SIZE", "CELERY_BROKER_URL", "PARLOUR_VAR_DIR")
-        }
-        | {"DJANGO_SETTINGS_MODULE": "parlour.settings"},
+        env=env | {"DJANGO_SETTINGS_MODULE": "parlour.settings"},
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+def test_the_default_database_is_a_sqlite_file_under_var() -> None:
+    run = _settings(
+        "s.DATABASES['default']['NAME'], s.CELERY_BROKER_URL",
+        **{
+            k: v
+            for k, v in os.environ.items()
+            if k
+            not in ("DATABASE_URL", "DATABASE_POOL_SIZE", "CELERY_BROKER_URL", "PARLOUR_VAR_DIR")
+        },
+    )
     name, broker = run.stdout.split()
     assert name == str(ROOT / "var" / "parlour.sqlite3")
     assert broker == "sqlite:///" + str(ROOT / "var" / "broker.sqlite3")
+
+
+@pytest.mark.parametrize(
+    ("url", "transport"),
+    [
+        ("redis://127.0.0.1:6379/1", "parlour.broker:RedisTransport"),
+        # kombu turns TLS on from the scheme: a transport named in the settings would not.
+        ("rediss://127.0.0.1:6380/1", "None"),
+    ],
+)
+def test_a_redis_broker_url_takes_the_mended_transport_and_a_tls_one_kombu_s(
+    url: str, transport: str
+) -> None:
+    run = _settings(
+        "getattr(s, 'CELERY_BROKER_TRANSPORT', None)",
+        **(dict(os.environ) | {"CELERY_BROKER_URL": url}),
+    )
+    assert run.stdout.strip() == transport, run.stderr[-2000:]

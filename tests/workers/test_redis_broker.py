@@ -82,36 +82,3 @@ def test_kombu_s_own_transport_still_dies_there_so_the_mended_channel_is_still_n
     connection, _ = _redis_lost_with_messages_taken("redis", prefix)
     with pytest.raises(AttributeError, match="hostname"):
         ignore_errors(connection, connection.close)
-
-
-@pytest.mark.parametrize(
-    ("url", "transport"),
-    [
-        ("redis://127.0.0.1:6379/1", "parlour.broker:RedisTransport"),
-        # kombu turns TLS on from the scheme: a transport named in the settings would not.
-        ("rediss://127.0.0.1:6380/1", "None"),
-    ],
-)
-def test_a_redis_broker_url_takes_the_mended_transport_and_a_tls_one_kombu_s(
-    url: str, transport: str
-) -> None:
-    import subprocess
-    import sys
-
-    from tests.workers.conftest import ROOT
-
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import django; django.setup(); from django.conf import settings as s;"
-            " print(getattr(s, 'CELERY_BROKER_TRANSPORT', None))",
-        ],
-        cwd=ROOT,
-        env={"DJANGO_SETTINGS_MODULE": "parlour.settings", "PATH": "/usr/bin:/bin"}
-        | {"CELERY_BROKER_URL": url},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert run.stdout.strip() == transport, run.stderr[-2000:]
