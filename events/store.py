@@ -41,7 +41,9 @@ from events.models import CauseKind, Event
 
 __all__ = [
     "CAUSE_KINDS",
+    "LAST_ID",
     "START",
+    "Along",
     "AppendResult",
     "Collided",
     "Conflict",
@@ -214,6 +216,29 @@ class StoredEvent:
     position: Position
 
 
+#: In the text of an :class:`Along`, the id of the append's last event (not known before).
+LAST_ID: Final = "{last_event_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Along:
+    """A write of the caller's that stands or falls with an append: made only if the
+    append stores its events, in the same transaction.
+
+    On PostgreSQL it is a data-modifying ``WITH`` clause of the append's own statement,
+    so that a move's event, its game's projection and its notices are one round trip and,
+    in autocommit mode, one transaction with no ``BEGIN`` or ``COMMIT`` of its own
+    (issue 24).  On SQLite it is run right after the ``INSERT``, in its transaction.
+
+    ``sql`` is an ``UPDATE`` or an ``INSERT … SELECT`` that ends in a ``WHERE`` clause,
+    which the store extends with its own condition; :data:`LAST_ID` in it stands for the
+    id of the append's last event.
+    """
+
+    sql: str
+    params: Sequence[Any] = ()
+
+
 @dataclass(frozen=True, slots=True)
 class AppendResult:
     """What an append stored, or, for a retried command, what it stored the first time."""
@@ -248,6 +273,8 @@ def append(
     command_hash: str = "",
     using: str = "default",
     savepoint: bool = True,
+    along: Sequence[Along] = (),
+    at: datetime | None = None,
 ) -> AppendResult:
     """Append ``events`` to ``stream``, which must be at ``expected_sequence`` (0: new).
 
@@ -263,6 +290,10 @@ def append(
     replay) in a transaction that goes on, but a collision with a writer that
     committed meanwhile, or with the key used before, raises :class:`Collided`, after
     which the caller's transaction must end (the game's commands do: issue 24).
+
+    ``along``: the caller's writes made with the events, only if they are stored
+    (:class:`Along`).  ``at``: the time recorded (now, by default), for a caller that
+    derived something of it for those writes.
     """
     if not stream:
         raise ValueError("a stream has a name")
@@ -281,19 +312,20 @@ def append(
         command_hash = _default_hash(expected_sequence, events)
     connection = connections[using]
     stored: AppendResult | None = None
+    write = functools.partial(
+        _insert, stream, events, expected_sequence, idempotency_key, command_hash, using
+    )
+    # On SQLite the writes along are statements of their own: a transaction with the append.
+    apart = bool(along) and connection.vendor != "postgresql" and not connection.in_atomic_block
     try:
-        if connection.in_atomic_block and savepoint:
+        if (connection.in_atomic_block and savepoint) or apart:
             # A savepoint, so that a collision leaves the caller's transaction usable.
             with transaction.atomic(using=using):
-                stored = _insert(
-                    stream, events, expected_sequence, idempotency_key, command_hash, using
-                )
+                stored = write(along, at)
         else:
             # One statement in autocommit mode is a transaction of its own; without a
             # savepoint, one statement of the caller's transaction.
-            stored = _insert(
-                stream, events, expected_sequence, idempotency_key, command_hash, using
-            )
+            stored = write(along, at)
     except IntegrityError as error:
         if connection.in_atomic_block and not savepoint:
             # Marked on both backends (SQLite would let a caller that caught this go on
@@ -330,6 +362,8 @@ def _insert(
     key: str | None,
     hash_: str,
     using: str,
+    along: Sequence[Along] = (),
+    at: datetime | None = None,
 ) -> AppendResult | None:
     """Insert the events if the stream is at ``expected``, in one statement; ``None`` if not.
 
@@ -337,16 +371,24 @@ def _insert(
     (as the statement's snapshot sees it).  Two writers whose snapshots both
     pass insert the same ``(stream, sequence)``: the unique key makes the second
     wait for the first and fail with an IntegrityError if the first commits.
+    The writes ``along`` are made only if it inserts (:class:`Along`).
     """
     connection = connections[using]
-    now = timezone.now()
+    postgres = connection.vendor == "postgresql"
+    now = at or timezone.now()
     params, texts = _insert_params(
         stream, events, expected, key, hash_, connection.ops.adapt_datetimefield_value(now)
     )
-    sql = _insert_statement(len(events), postgres=connection.vendor == "postgresql")
+    sql = _insert_statement(len(events), postgres=postgres)
+    if along and postgres:
+        sql, params = _with_along(sql, params, along)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         returned = cursor.fetchall()
+        if returned and along and not postgres:
+            last = str(int(max(id_ for _, id_, _ in returned)))
+            for write in along:
+                cursor.execute(write.sql.replace(LAST_ID, last), write.params)
     if not returned:
         return None
     returned.sort()  # by sequence: SQL does not promise RETURNING's order
@@ -366,6 +408,18 @@ def _insert(
         for offset, (event, (_, id_, tx)) in enumerate(zip(events, returned, strict=True))
     )
     return AppendResult(stream, stored, False, hash_ if key is not None else "")
+
+
+def _with_along(insert: str, params: list[Any], along: Sequence[Along]) -> tuple[str, list[Any]]:
+    """The append's ``INSERT`` and the writes ``along`` as one statement on PostgreSQL: each
+    write a ``WITH`` clause made only if the ``INSERT`` returned its rows."""
+    clauses = [f"appended AS ({insert})"]
+    params = list(params)
+    for number, write in enumerate(along):
+        text = write.sql.replace(LAST_ID, "(SELECT MAX(id) FROM appended)")
+        clauses.append(f"along_{number} AS ({text} AND EXISTS (SELECT 1 FROM appended))")
+        params += write.params
+    return "WITH " + ", ".join(clauses) + " SELECT sequence, id, tx FROM appended", params
 
 
 @functools.lru_cache(maxsize=64)  # by batch size: a move appends one to a few events

@@ -9,7 +9,7 @@ PostgreSQL.  (The event store keeps its own statements: events/store.py.)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import cache
 from typing import Any, NamedTuple, TypeVar, cast
@@ -19,7 +19,7 @@ from django.core.management.color import no_style
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.models import Field, Model
 
-from events.store import StreamSet, settled_bound
+from events.store import Along, StreamSet, settled_bound
 from tournaments.models import (
     AccountNotice,
     ApiToken,
@@ -174,17 +174,39 @@ def update_row(row: Model, names: Iterable[str], using: str = DEFAULT_DB_ALIAS) 
     ``update()`` and ``save(update_fields=…)`` compiled the statement afresh each time.
     Each value is prepared by its field, as the ORM does.
     """
+    query, params = _update(row, {name: getattr(row, name) for name in names}, {}, using)
+    with connections[using].cursor() as cursor:
+        cursor.execute(query, params)
+
+
+def update_along(
+    row: Model,
+    values: Mapping[str, Any],
+    expressions: Mapping[str, str] | None = None,
+    using: str = DEFAULT_DB_ALIAS,
+) -> Along:
+    """``row``'s ``UPDATE`` to ``values`` (and the SQL ``expressions`` by name, such as the
+    store's :data:`~events.store.LAST_ID`), written only with an append (:class:`Along`)."""
+    return Along(*_update(row, values, expressions or {}, using))
+
+
+def _update(
+    row: Model, values: Mapping[str, Any], expressions: Mapping[str, str], using: str
+) -> tuple[str, list[Any]]:
     connection = connections[using]
     meta = row._meta
     # Names are a field's name or its attname (``table_id``): get_field takes both.
-    columns = [cast("Field[Any, Any]", meta.get_field(name)) for name in names]
-    assignments = ", ".join(f"{connection.ops.quote_name(str(f.column))} = %s" for f in columns)
-    values = [f.get_db_prep_save(getattr(row, f.attname), connection) for f in columns]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {meta.db_table} SET {assignments} WHERE {meta.pk.column} = %s",
-            [*values, row.pk],
-        )
+    fields = [
+        (cast("Field[Any, Any]", meta.get_field(name)), value) for name, value in values.items()
+    ]
+    quote = connection.ops.quote_name
+    assignments = [f"{quote(str(f.column))} = %s" for f, _ in fields]
+    for name, expression in expressions.items():
+        column = cast("Field[Any, Any]", meta.get_field(name)).column
+        assignments.append(f"{quote(str(column))} = {expression}")
+    params = [f.get_db_prep_save(value, connection) for f, value in fields]
+    query = f"UPDATE {meta.db_table} SET {', '.join(assignments)} WHERE {meta.pk.column} = %s"
+    return query, [*params, row.pk]
 
 
 def insert_row(row: Model, using: str = DEFAULT_DB_ALIAS) -> None:
@@ -512,11 +534,22 @@ def insert_account_notices(
         return
     marks = ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
     with connections[using].cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {AccountNotice._meta.db_table} (user_id, game_id, seat, sequence, kind)"
-            f" VALUES {marks}",
-            [value for row in rows for value in row],
-        )
+        cursor.execute(f"{_NOTICES} VALUES {marks}", [value for row in rows for value in row])
+
+
+def account_notices_along(rows: Sequence[tuple[int, int, int, int, str]]) -> Along | None:
+    """:func:`insert_account_notices`' rows written only with an append (:class:`Along`);
+    ``None`` without any."""
+    if not rows:
+        return None
+    marks = " UNION ALL ".join(["SELECT %s, %s, %s, %s, %s"] * len(rows))
+    return Along(
+        f"{_NOTICES} SELECT * FROM ({marks}) AS told WHERE TRUE",
+        [value for row in rows for value in row],
+    )
+
+
+_NOTICES = f"INSERT INTO {AccountNotice._meta.db_table} (user_id, game_id, seat, sequence, kind)"
 
 
 def account_notices_statement(using: str = DEFAULT_DB_ALIAS) -> str:

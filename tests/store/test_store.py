@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from django.db import DatabaseError, IntegrityError, connections, transaction
 from django.db.transaction import TransactionManagementError
+from django.test.utils import CaptureQueriesContext
 
 from events import store
 from events.models import Event
 from events.store import (
+    LAST_ID,
     START,
+    Along,
     Collided,
     Conflict,
     IdempotencyKeyReused,
@@ -50,6 +55,107 @@ def test_a_new_stream_numbers_its_events_from_one(store_alias: str) -> None:
     assert not result.replayed
     assert stream_sequence("game-1", using=store_alias) == 2
     assert stream_sequence("game-none", using=store_alias) == 0
+
+
+@contextlib.contextmanager
+def scratch(alias: str) -> Iterator[Callable[[], list[tuple[Any, ...]]]]:
+    """A table of the test's own on ``alias``'s connection, for writes along an append: a
+    row ``(1, 'before', NULL)``; yields a reader of its rows."""
+    connection = connections[alias]
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TEMPORARY TABLE along_scratch (id integer, note text, last bigint)")
+        cursor.execute("INSERT INTO along_scratch VALUES (1, 'before', NULL)")
+
+    def rows() -> list[tuple[Any, ...]]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT id, note, last FROM along_scratch ORDER BY id, note")
+            return [tuple(row) for row in cursor.fetchall()]
+
+    try:
+        yield rows
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("DROP TABLE along_scratch")
+
+
+def writes_along(note: str) -> list[Along]:
+    return [
+        Along("UPDATE along_scratch SET note = %s WHERE id = 1", [note]),
+        Along(f"INSERT INTO along_scratch SELECT 2, %s, {LAST_ID} WHERE TRUE", [note]),
+    ]
+
+
+def test_writes_along_an_append_are_made_with_it_and_name_its_last_event(
+    store_alias: str,
+) -> None:
+    with scratch(store_alias) as rows:
+        append("s", moves(1), expected_sequence=0, using=store_alias)
+        result = append(
+            "s", moves(2, 3), expected_sequence=1, using=store_alias, along=writes_along("moved")
+        )
+        last = result.events[-1].position.id
+        assert [e.sequence for e in result.events] == [2, 3]
+        assert rows() == [(1, "moved", None), (2, "moved", last)]
+
+
+def test_writes_along_a_refused_or_replayed_append_are_not_made(store_alias: str) -> None:
+    with scratch(store_alias) as rows:
+        append("s", moves(1), expected_sequence=0, idempotency_key="k", using=store_alias)
+        with pytest.raises(Conflict):  # the stream is elsewhere
+            append("s", moves(2), expected_sequence=0, using=store_alias, along=writes_along("a"))
+        with pytest.raises(IdempotencyKeyReused):  # the key names another command
+            append(
+                "s",
+                moves(9),
+                expected_sequence=1,
+                idempotency_key="k",
+                using=store_alias,
+                along=writes_along("b"),
+            )
+        replayed = append(  # the same command again: its first outcome, nothing written
+            "s",
+            moves(1),
+            expected_sequence=0,
+            idempotency_key="k",
+            using=store_alias,
+            along=writes_along("c"),
+        )
+        assert replayed.replayed
+        assert rows() == [(1, "before", None)]
+        assert stream_sequence("s", using=store_alias) == 1
+
+
+def test_writes_along_an_append_that_collides_in_a_transaction_are_not_made(
+    store_alias: str,
+) -> None:
+    """The INSERT itself fails (a key used before, as a move committed meanwhile at the
+    same position makes it fail), without a savepoint: the caller's transaction ends with
+    nothing of the append written, neither events nor writes along."""
+    with scratch(store_alias) as rows:
+        append("s", moves(1), expected_sequence=0, idempotency_key="k", using=store_alias)
+        with pytest.raises(Collided), transaction.atomic(using=store_alias):
+            append(
+                "s",
+                moves(2),
+                expected_sequence=1,
+                idempotency_key="k",
+                using=store_alias,
+                savepoint=False,
+                along=writes_along("collided"),
+            )
+        assert rows() == [(1, "before", None)]
+        assert stream_sequence("s", using=store_alias) == 1
+
+
+@pytest.mark.postgres
+def test_on_postgresql_an_append_and_its_writes_along_are_one_statement() -> None:
+    with scratch("postgres") as rows:
+        with CaptureQueriesContext(connections["postgres"]) as captured:
+            result = append(
+                "s", moves(1), expected_sequence=0, using="postgres", along=writes_along("one")
+            )
+        assert rows() == [(1, "one", None), (2, "one", result.events[-1].position.id)]
+    assert len(captured.captured_queries) == 1, captured.captured_queries
 
 
 def test_appending_continues_the_sequence_without_gaps(store_alias: str) -> None:

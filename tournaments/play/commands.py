@@ -28,10 +28,12 @@ from django.utils.translation import gettext_noop
 from engine.contract import Game as Engine
 from engine.contract import IllegalAction
 from events import store
-from events.store import Conflict, NewEvent, StoredEvent
+from events.store import LAST_ID, START, Conflict, NewEvent, StoredEvent
+from tournaments import sql
 from tournaments.models import Game
 from tournaments.play import feed, keys, randomness
 from tournaments.play.projection import (
+    MOVED_FIELDS,
     _current_fields,
     _initial_projection,
     _project,
@@ -222,39 +224,46 @@ def _decide_and_append(
     cause_id: str,
     check: Callable[[Game], None] | None,
 ) -> ActionResult:
-    with transaction.atomic():
-        game = _game(game_or_id)
-        engine, state, current, _ = _load(game, at_row=expected == game.sequence)
-        if current != expected:
-            raise Conflict(game.stream, expected, current)
-        _fresh(game, current)
-        if check is not None:
-            check(game)
-        rng = randomness.source.generator()
-        if engine.is_over(state):
-            raise IllegalAction(gettext_noop("the game is over"))
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < game.seats:
+    # Read and decided outside a transaction: the append is made only at the sequence the
+    # state was folded to (a commit since is a Conflict), and the row read is the
+    # projection at that sequence (_fresh).
+    game = _game(game_or_id)
+    engine, state, current, _ = _load(game, at_row=expected == game.sequence)
+    if current != expected:
+        raise Conflict(game.stream, expected, current)
+    _fresh(game, current)
+    if check is not None:
+        check(game)
+    rng = randomness.source.generator()
+    if engine.is_over(state):
+        raise IllegalAction(gettext_noop("the game is over"))
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < game.seats:
+        raise IllegalAction(
+            gettext_noop("there is no seat %(seat)s at this table"), "seat", seat=repr(seat)
+        )
+    if kind == "timeout":
+        if seat not in engine.waiting_for(state):
             raise IllegalAction(
-                gettext_noop("there is no seat %(seat)s at this table"), "seat", seat=repr(seat)
+                gettext_noop("seat %(seat)s is not being waited for"), "seat", seat=seat
             )
-        if kind == "timeout":
-            if seat not in engine.waiting_for(state):
-                raise IllegalAction(
-                    gettext_noop("seat %(seat)s is not being waited for"), "seat", seat=seat
-                )
-            try:
-                request: Mapping[str, Any] = engine.timeout_action(state, seat, rng)
-            except ValueError as error:
-                raise IllegalAction(str(error), "seat") from error
-            chance = False
-        else:
-            request, chance = engine.request(state, seat, action, rng)
-        decided = engine.decide(state, seat, request, chance=chance)
-        before = state
-        for event in decided:
-            state = engine.evolve(state, event)
-        new = [NewEvent(e["type"], e, cause_kind, cause_id, e.get("v", 1)) for e in decided]
-        follow, state = _chance_events(engine, state)
+        try:
+            request: Mapping[str, Any] = engine.timeout_action(state, seat, rng)
+        except ValueError as error:
+            raise IllegalAction(str(error), "seat") from error
+        chance = False
+    else:
+        request, chance = engine.request(state, seat, action, rng)
+    decided = engine.decide(state, seat, request, chance=chance)
+    before = state
+    for event in decided:
+        state = engine.evolve(state, event)
+    new = [NewEvent(e["type"], e, cause_kind, cause_id, e.get("v", 1)) for e in decided]
+    follow, state = _chance_events(engine, state)
+    if not engine.is_over(state):
+        return _append_within_deal(game, engine, new + follow, before, expected, key, digest)
+    # The deal's end: its projection, notices and the table's series hook (the next deal)
+    # in one transaction with the move.
+    with transaction.atomic():
         appended = store.append(
             game.stream,
             new + follow,
@@ -266,6 +275,73 @@ def _decide_and_append(
         if appended.replayed:  # the original committed while we decided
             return ActionResult(game.pk, appended.events, True)
         _after_append(game, engine, appended.events, before)
+    return ActionResult(game.pk, appended.events, False, state)
+
+
+def _append_within_deal(
+    game: Game,
+    engine: Engine[Any],
+    events: list[NewEvent],
+    before: Any,
+    expected: int,
+    key: str | None,
+    digest: str,
+) -> ActionResult:
+    """Append a move that leaves the deal running, with its projection and notices as
+    writes along (:class:`events.store.Along`): on PostgreSQL one statement, in
+    autocommit mode one transaction, one round trip (issue 24).
+
+    The projection is derived before the append, from the events as they will be stored
+    (the time is the append's; the last event's id, which only the insert gives, is the
+    store's :data:`~events.store.LAST_ID`).  ``game`` holds it only once it is stored.
+    """
+    now = timezone.now()
+    steps = []
+    state = before
+    for offset, new in enumerate(events):
+        state = engine.evolve(state, new.payload)
+        stored = StoredEvent(
+            game.stream,
+            expected + 1 + offset,
+            new.type,
+            new.version,
+            dict(new.payload),
+            new.cause_kind,
+            new.cause_id,
+            now,
+            None,
+            START,
+        )
+        steps.append((stored, state))
+    fields = {
+        name: value
+        for name, value in _project(_current_fields(game), engine, steps, "").items()
+        if name in MOVED_FIELDS and name != "last_event"
+    }
+    moved = copy.copy(game)
+    for name, value in fields.items():
+        setattr(moved, name, value)
+    notices = feed.notices_of(moved, dealt=False, ended=False)
+    along = [sql.update_along(game, fields, {"last_event": LAST_ID})]
+    told = sql.account_notices_along(notices)
+    if told is not None:
+        along.append(told)
+    appended = store.append(
+        game.stream,
+        events,
+        expected_sequence=expected,
+        idempotency_key=key,
+        command_hash=digest,
+        savepoint=False,  # in a caller's transaction, a collision ends it: _command answers
+        along=along,
+        at=now,
+    )
+    if appended.replayed:  # the original committed while we decided
+        return ActionResult(game.pk, appended.events, True)
+    for name, value in fields.items():
+        setattr(game, name, value)
+    game.last_event = appended.events[-1].position.id
+    _when_committed(game, appended.events, state, feed.told(notices))
     return ActionResult(game.pk, appended.events, False, state)
 
 
@@ -311,6 +387,12 @@ def _after_append(
         # move that ended this game: a series can never be left without its
         # next game.
         game_ended.send(sender=Game, game=game)
+    _when_committed(game, events, state, told)
+
+
+def _when_committed(game: Game, events: Sequence[StoredEvent], state: Any, told: set[int]) -> None:
+    """After the commit of a change that left ``game``'s row as it is and the game at
+    ``state``: the fold kept, and :data:`game_changed` sent (at once in autocommit mode)."""
     game_id, last, sequence = game.pk, events[-1], events[-1].sequence
     # The receivers get a copy of the row as this change left it, so that they need
     # not read it again (the caller may go on changing its own instance).

@@ -19,6 +19,7 @@ game has started can ask the same.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from threading import Lock
 from typing import Any
@@ -77,9 +78,15 @@ def seat_users(game: Game) -> dict[int, int]:
 def note_change(game: Game, *, dealt: bool, ended: bool) -> set[int]:
     """Write the notices of a change that left ``game``'s row as it is now (inside the
     change's transaction); the logins told, for the caller to wake their streams."""
+    notices = notices_of(game, dealt=dealt, ended=ended)
+    sql.insert_account_notices(notices)
+    return told(notices)
+
+
+def notices_of(game: Game, *, dealt: bool, ended: bool) -> list[tuple[int, int, int, int, str]]:
+    """The notices ``(user, game, seat, sequence, kind)`` of a change that left ``game``'s
+    row as it is (for :func:`tournaments.sql.insert_account_notices`)."""
     users = seat_users(game)
-    if not users:
-        return set()
     notices: list[tuple[int, int, int, int, str]] = []
     for seat, user in sorted(users.items()):
         kinds = []
@@ -90,7 +97,11 @@ def note_change(game: Game, *, dealt: bool, ended: bool) -> set[int]:
         elif not game.is_over and seat in (game.waiting_for or []):
             kinds.append(Kind.TURN)
         notices.extend((user, game.pk, seat, game.sequence, str(kind)) for kind in kinds)
-    sql.insert_account_notices(notices)
+    return notices
+
+
+def told(notices: Iterable[tuple[int, int, int, int, str]]) -> set[int]:
+    """The logins ``notices`` tell."""
     return {user for user, *_ in notices}
 
 
@@ -125,4 +136,13 @@ def running_games(user_id: int) -> list[tuple[int, int]]:
     return [(int(game), int(seat)) for game, seat in rows]
 
 
-__all__ = ["Kind", "Notice", "last_position", "note_change", "notices_after", "running_games"]
+__all__ = [
+    "Kind",
+    "Notice",
+    "last_position",
+    "note_change",
+    "notices_after",
+    "notices_of",
+    "running_games",
+    "told",
+]
