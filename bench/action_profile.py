@@ -86,7 +86,7 @@ def layer_clock() -> LayerClock:
         if "resolve" in type(engine).__dict__:
             clock.wrap(type(engine), "resolve", "service: engine decide (+ chance)")
     clock.wrap(store, "append", "service: store append (INSERT)")
-    clock.wrap(commands, "_after_append", "service: projection (+ series hook)")
+    clock.wrap(commands, "_append_and_project", "service: projection and notices (+ series hook)")
     clock.wrap(BaseDatabaseWrapper, "commit", "service: COMMIT")
     clock.wrap(
         BaseDatabaseWrapper,

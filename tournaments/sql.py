@@ -524,21 +524,9 @@ def tournament_game_streams(tournament_id: int) -> StreamSet:
 NoticeRow = tuple[int, int, int, int, int, str]
 
 
-def insert_account_notices(
-    rows: Sequence[tuple[int, int, int, int, str]], using: str = DEFAULT_DB_ALIAS
-) -> None:
-    """Write account notices ``(user, game, seat, sequence, kind)``, their ``tx`` the
-    database's default (every change of a game writes some: the ORM's ``bulk_create``
-    compiled afresh each time)."""
-    if not rows:
-        return
-    marks = ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
-    with connections[using].cursor() as cursor:
-        cursor.execute(f"{_NOTICES} VALUES {marks}", [value for row in rows for value in row])
-
-
 def account_notices_along(rows: Sequence[tuple[int, int, int, int, str]]) -> Along | None:
-    """:func:`insert_account_notices`' rows written only with an append (:class:`Along`);
+    """Account notices ``(user, game, seat, sequence, kind)``, written only with an append
+    (:class:`Along`), their ``tx`` the database's default (the append's transaction);
     ``None`` without any."""
     if not rows:
         return None

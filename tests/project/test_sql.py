@@ -12,7 +12,8 @@ from django.db import DatabaseError, connections, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from events.store import NewEvent, append, read_all
+from events import store
+from events.store import LAST_ID, NewEvent, append, read_all
 from tournaments import sql
 from tournaments.models import (
     AccountNotice,
@@ -312,12 +313,31 @@ def test_account_notices_are_read_after_a_position_in_order_and_for_their_login_
     assert sql.last_account_position(user.pk, store_alias) == rows[-1][:2]
 
 
-def test_insert_account_notices_writes_each_with_its_transaction_s_id(store_alias: str) -> None:
+def test_a_row_update_and_account_notices_are_written_along_an_append_in_its_transaction(
+    store_alias: str,
+) -> None:
     user, _, _ = _seated(store_alias)
     game = _game(store_alias)
-    sql.insert_account_notices([], store_alias)
-    sql.insert_account_notices(
-        [(user.pk, game.pk, 1, 5, "turn"), (user.pk, game.pk, 1, 5, "finished")], store_alias
+    assert sql.account_notices_along([]) is None
+    game.players = ["not", "written"]
+    along = [
+        sql.update_along(
+            game, {"sequence": 1, "deadlines": {"1": "soon"}}, {"last_event": LAST_ID}, store_alias
+        ),
+        sql.account_notices_along(
+            [(user.pk, game.pk, 1, 5, "turn"), (user.pk, game.pk, 1, 5, "finished")]
+        ),
+    ]
+    event = NewEvent("move", {"type": "move"})
+    (stored,) = store.append(
+        game.stream, [event], expected_sequence=0, using=store_alias, along=[a for a in along if a]
+    ).events
+    row = Game.objects.using(store_alias).get(pk=game.pk)
+    assert (row.sequence, row.deadlines, row.last_event, row.players) == (
+        1,
+        {"1": "soon"},
+        stored.position.id,
+        [],
     )
     rows = list(
         AccountNotice.objects.using(store_alias)
@@ -328,9 +348,9 @@ def test_insert_account_notices_writes_each_with_its_transaction_s_id(store_alia
         (user.pk, game.pk, 1, 5, "turn"),
         (user.pk, game.pk, 1, 5, "finished"),
     ]
-    # PostgreSQL: the writing transaction's id (the column's default); SQLite: 0.
+    # PostgreSQL: the append's transaction (the column's default), as its event's; SQLite: 0.
     postgres = connections[store_alias].vendor == "postgresql"
-    assert all((row[5] > 0) == postgres for row in rows) and rows[0][5] == rows[1][5]
+    assert all(row[5] == (stored.position.tx if postgres else 0) for row in rows)
 
 
 def test_a_prepared_game_row_survives_a_column_added_under_it(store_alias: str) -> None:

@@ -14,6 +14,7 @@ transaction (the tournament's series hook listens: tournaments/services/series.p
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from django.utils.translation import gettext_noop
 from engine.contract import Game as Engine
 from engine.contract import IllegalAction
 from events import store
-from events.store import LAST_ID, START, Conflict, NewEvent, StoredEvent
+from events.store import LAST_ID, START, AppendResult, Conflict, NewEvent, StoredEvent
 from tournaments import sql
 from tournaments.models import Game
 from tournaments.play import feed, keys, randomness
@@ -37,7 +38,6 @@ from tournaments.play.projection import (
     _current_fields,
     _initial_projection,
     _project,
-    _save_projection,
     _seed_of,
 )
 from tournaments.play.state import _cache, _fresh, _game, _load, deal_of, stream_name
@@ -160,8 +160,7 @@ def apply_chance(game_id: int) -> ActionResult | None:
             return None
         _fresh(game, current)
         events, _ = _chance_events(engine, state)
-        appended = store.append(game.stream, events, expected_sequence=current)
-        _after_append(game, engine, appended.events, state)
+        appended, _ = _append_and_project(game, engine, events, state, current)
     return ActionResult(game.pk, appended.events, False)
 
 
@@ -259,41 +258,52 @@ def _decide_and_append(
         state = engine.evolve(state, event)
     new = [NewEvent(e["type"], e, cause_kind, cause_id, e.get("v", 1)) for e in decided]
     follow, state = _chance_events(engine, state)
-    if not engine.is_over(state):
-        return _append_within_deal(game, engine, new + follow, before, expected, key, digest)
-    # The deal's end: its projection, notices and the table's series hook (the next deal)
-    # in one transaction with the move.
-    with transaction.atomic():
-        appended = store.append(
-            game.stream,
-            new + follow,
-            expected_sequence=expected,
-            idempotency_key=key,
-            command_hash=digest,
-            savepoint=False,  # a collision ends this transaction: _command answers it
+    # A move that ends the deal: the table's series hook deals the next in its transaction.
+    with transaction.atomic() if engine.is_over(state) else contextlib.nullcontext():
+        appended, after = _append_and_project(
+            game, engine, new + follow, before, expected, key=key, digest=digest
         )
-        if appended.replayed:  # the original committed while we decided
-            return ActionResult(game.pk, appended.events, True)
-        _after_append(game, engine, appended.events, before)
-    return ActionResult(game.pk, appended.events, False, state)
+    if appended.replayed:  # the original committed while we decided
+        return ActionResult(game.pk, appended.events, True)
+    return ActionResult(game.pk, appended.events, False, after)
 
 
-def _append_within_deal(
+def _chance_events(engine: Engine[Any], state: Any) -> tuple[list[NewEvent], Any]:
+    """The chance outcomes due at ``state``, drawn securely, and the state after them."""
+    rng = randomness.source.generator()
+    events: list[NewEvent] = []
+    for _ in range(10_000):
+        node = None if engine.is_over(state) else engine.chance_draw(state, rng)
+        if node is None:
+            return events, state
+        seat, outcome = node
+        for event in engine.decide(state, seat, outcome, chance=True):
+            state = engine.evolve(state, event)
+            events.append(NewEvent(event["type"], event, "system", "chance", event.get("v", 1)))
+    raise RuntimeError(f"{engine.id}: chance nodes without end")
+
+
+def _append_and_project(
     game: Game,
     engine: Engine[Any],
-    events: list[NewEvent],
+    events: Sequence[NewEvent],
     before: Any,
     expected: int,
-    key: str | None,
-    digest: str,
-) -> ActionResult:
-    """Append a move that leaves the deal running, with its projection and notices as
-    writes along (:class:`events.store.Along`): on PostgreSQL one statement, in
-    autocommit mode one transaction, one round trip (issue 24).
+    *,
+    key: str | None = None,
+    digest: str = "",
+) -> tuple[AppendResult, Any]:
+    """Append ``events`` to ``game``'s stream at ``expected`` (``before``: the state there,
+    ``None`` for its deal) with the row's projection and the account notices as writes
+    along (:class:`events.store.Along`): on PostgreSQL one statement, which in autocommit
+    mode is its own transaction (issue 24); the state after them.
 
-    The projection is derived before the append, from the events as they will be stored
-    (the time is the append's; the last event's id, which only the insert gives, is the
-    store's :data:`~events.store.LAST_ID`).  ``game`` holds it only once it is stored.
+    The projection is derived before the append from the events as they will be stored
+    (the append's time; the last event's id, which only the insert gives, is the store's
+    :data:`~events.store.LAST_ID`), and ``game`` takes it only once they are.  A change
+    that ends a game played at a table sends :data:`game_ended` (the series hook deals the
+    next game) and must be made in a transaction, so that the hook's writes are in it.
+    Nothing is written for a replay (``replayed``, and the state ``None``).
     """
     now = timezone.now()
     steps = []
@@ -313,16 +323,28 @@ def _append_within_deal(
             START,
         )
         steps.append((stored, state))
-    fields = {
+    dealt = before is None
+    over = engine.is_over(state)
+    if dealt:
+        fields = _initial_projection(steps[0][0])
+        seed = _seed_of(events[0].payload)
+    else:
+        fields = _current_fields(game)
+        seed = _seed_of(deal_of(game)) if over else ""
+    fields = _project(fields, engine, steps, seed)
+    ended = over and not dealt and game.status != Game.Status.OVER
+    if ended and game.table_id is not None and not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("a change that ends a table's game is made in a transaction")
+    written = {
         name: value
-        for name, value in _project(_current_fields(game), engine, steps, "").items()
-        if name in MOVED_FIELDS and name != "last_event"
+        for name, value in fields.items()
+        if (dealt or name in MOVED_FIELDS) and name != "last_event"
     }
     moved = copy.copy(game)
-    for name, value in fields.items():
+    for name, value in written.items():
         setattr(moved, name, value)
-    notices = feed.notices_of(moved, dealt=False, ended=False)
-    along = [sql.update_along(game, fields, {"last_event": LAST_ID})]
+    notices = feed.notices_of(moved, dealt=dealt, ended=ended)
+    along = [sql.update_along(game, written, {"last_event": LAST_ID})]
     told = sql.account_notices_along(notices)
     if told is not None:
         along.append(told)
@@ -332,62 +354,21 @@ def _append_within_deal(
         expected_sequence=expected,
         idempotency_key=key,
         command_hash=digest,
-        savepoint=False,  # in a caller's transaction, a collision ends it: _command answers
+        savepoint=False,  # in a transaction, a collision ends it: _command answers it
         along=along,
         at=now,
     )
-    if appended.replayed:  # the original committed while we decided
-        return ActionResult(game.pk, appended.events, True)
-    for name, value in fields.items():
+    if appended.replayed:
+        return appended, None
+    for name, value in written.items():
         setattr(game, name, value)
     game.last_event = appended.events[-1].position.id
-    _when_committed(game, appended.events, state, feed.told(notices))
-    return ActionResult(game.pk, appended.events, False, state)
-
-
-def _chance_events(engine: Engine[Any], state: Any) -> tuple[list[NewEvent], Any]:
-    """The chance outcomes due at ``state``, drawn securely, and the state after them."""
-    rng = randomness.source.generator()
-    events: list[NewEvent] = []
-    for _ in range(10_000):
-        node = None if engine.is_over(state) else engine.chance_draw(state, rng)
-        if node is None:
-            return events, state
-        seat, outcome = node
-        for event in engine.decide(state, seat, outcome, chance=True):
-            state = engine.evolve(state, event)
-            events.append(NewEvent(event["type"], event, "system", "chance", event.get("v", 1)))
-    raise RuntimeError(f"{engine.id}: chance nodes without end")
-
-
-def _after_append(
-    game: Game, engine: Engine[Any], events: Sequence[StoredEvent], before: Any
-) -> None:
-    """Update the projection from the appended events; notify and cache after the commit."""
-    steps = []
-    state = before
-    for event in events:
-        state = engine.evolve(state, event.payload)
-        steps.append((event, state))
-    over = any(engine.is_over(s) for _, s in steps)
-    if before is None:
-        deal = events[0]
-        fields = _initial_projection(deal)
-        seed = _seed_of(deal.payload)
-    else:
-        fields = _current_fields(game)
-        seed = _seed_of(deal_of(game)) if over else ""
-    fields = _project(fields, engine, steps, seed)
-    _save_projection(game, fields, dealt=before is None)
-    ended = fields["status"] == Game.Status.OVER and over
-    # The seated logins' account feeds, in the change's own transaction.
-    told = feed.note_change(game, dealt=before is None, ended=ended)
     if ended and game.table_id is not None:
-        # The table's series goes on (or ends) in the same transaction as the
-        # move that ended this game: a series can never be left without its
-        # next game.
+        # The table's series goes on (or ends) in the same transaction as the move that
+        # ended this game: a series can never be left without its next game.
         game_ended.send(sender=Game, game=game)
-    _when_committed(game, events, state, told)
+    _when_committed(game, appended.events, state, feed.told(notices))
+    return appended, state
 
 
 def _when_committed(game: Game, events: Sequence[StoredEvent], state: Any, told: set[int]) -> None:

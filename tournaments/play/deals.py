@@ -22,12 +22,11 @@ from engine.fairness import (
 from engine.fairness import canonical_order as _canonical_order
 from engine.record import import_record as _import_record
 from engine.registry import get_game
-from events import store
 from events.store import NewEvent
 from tournaments import sql
 from tournaments.models import Game
 from tournaments.play import randomness
-from tournaments.play.commands import _after_append, _chance_events
+from tournaments.play.commands import _append_and_project, _chance_events
 
 
 def create_game(
@@ -167,6 +166,5 @@ def _store_new_game(
             new += chance
         # No savepoint (two statements at every deal, issue 24): the game's stream is
         # new with its row, so no other writer can meet this append.
-        appended = store.append(game.stream, new, expected_sequence=0, savepoint=False)
-        _after_append(game, engine, appended.events, None)
+        _append_and_project(game, engine, new, None, 0)
     return game

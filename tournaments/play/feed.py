@@ -1,6 +1,6 @@
 """A login's account feed: which of their games started, wait for them, or finished.
 
-Every change of a game (:func:`tournaments.play.commands._after_append`) writes, in
+Every change of a game (:func:`tournaments.play.commands._append_and_project`) writes, in
 its own transaction, one :class:`~tournaments.models.AccountNotice` per seat played by
 a login that it concerns:
 
@@ -75,17 +75,10 @@ def seat_users(game: Game) -> dict[int, int]:
     return seats
 
 
-def note_change(game: Game, *, dealt: bool, ended: bool) -> set[int]:
-    """Write the notices of a change that left ``game``'s row as it is now (inside the
-    change's transaction); the logins told, for the caller to wake their streams."""
-    notices = notices_of(game, dealt=dealt, ended=ended)
-    sql.insert_account_notices(notices)
-    return told(notices)
-
-
 def notices_of(game: Game, *, dealt: bool, ended: bool) -> list[tuple[int, int, int, int, str]]:
     """The notices ``(user, game, seat, sequence, kind)`` of a change that left ``game``'s
-    row as it is (for :func:`tournaments.sql.insert_account_notices`)."""
+    row as it is: written with the change's append
+    (:func:`tournaments.sql.account_notices_along`)."""
     users = seat_users(game)
     notices: list[tuple[int, int, int, int, str]] = []
     for seat, user in sorted(users.items()):
@@ -140,7 +133,6 @@ __all__ = [
     "Kind",
     "Notice",
     "last_position",
-    "note_change",
     "notices_after",
     "notices_of",
     "running_games",

@@ -72,9 +72,10 @@ def _initial_projection(deal: StoredEvent) -> dict[str, Any]:
 
 
 #: The fields :func:`_project` advances: all a move changes of its game's row.  A move
-#: writes these alone (:func:`_save_projection`), not the game's every column: the others
-#: were set by its deal, and writing them again (the context, the players' names, the
-#: options, as JSON) was half of the ``UPDATE``'s cost (issue 24).
+#: writes these alone (:func:`tournaments.play.commands._append_and_project`), not the
+#: game's every column: the others were set by its deal, and writing them again (the
+#: context, the players' names, the options, as JSON) was half of the ``UPDATE``'s cost
+#: (issue 24).
 MOVED_FIELDS = (
     "sequence",
     "last_event",
@@ -142,18 +143,6 @@ def _current_fields(game: Game) -> dict[str, Any]:
 
 def _seed_of(deal: Mapping[str, Any]) -> str:
     return str((deal.get("shuffle") or {}).get("seed", ""))
-
-
-def _save_projection(game: Game, fields: dict[str, Any], *, dealt: bool) -> None:
-    """Set ``fields`` on ``game`` and write them to its row: all of them for its deal
-    (``dealt``), :data:`MOVED_FIELDS` for a move, which changes no other.
-
-    Every action writes the row, so the ``UPDATE`` is written by hand
-    (:func:`tournaments.sql.update_row`).
-    """
-    for name, value in fields.items():
-        setattr(game, name, value)
-    sql.update_row(game, fields if dealt else MOVED_FIELDS)
 
 
 def rebuild_projections() -> int:
