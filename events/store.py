@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from django.db import IntegrityError, connections, transaction
+from django.db import DatabaseError, IntegrityError, connections, transaction
 from django.utils import timezone
 
 from events.models import CauseKind, Event
@@ -218,6 +218,9 @@ class StoredEvent:
 
 #: In the text of an :class:`Along`, the id of the append's last event (not known before).
 LAST_ID: Final = "{last_event_id}"
+#: What :data:`LAST_ID` stands for in the append's statement on PostgreSQL: the id of the
+#: highest sequence appended (ids need not follow the VALUES' order).
+_APPENDED_LAST_ID = "(SELECT id FROM appended ORDER BY sequence DESC LIMIT 1)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,9 +233,11 @@ class Along:
     in autocommit mode, one transaction with no ``BEGIN`` or ``COMMIT`` of its own
     (issue 24).  On SQLite it is run right after the ``INSERT``, in its transaction.
 
-    ``sql`` is an ``UPDATE`` or an ``INSERT … SELECT`` that ends in a ``WHERE`` clause,
-    which the store extends with its own condition; :data:`LAST_ID` in it stands for the
-    id of the append's last event.
+    ``sql`` is an ``UPDATE`` or an ``INSERT … SELECT`` that ends in a ``WHERE`` clause
+    (its last ``" WHERE "``), which the store puts in parentheses and extends with its own
+    condition; :data:`LAST_ID` in it stands for the id of the append's last event.  Any
+    failure of such a write fails the append with it, and is raised as it is: it is
+    never taken for another writer's collision.
     """
 
     sql: str
@@ -306,6 +311,9 @@ def append(
             raise ValueError(
                 f"cause_kind is one of {sorted(CAUSE_KINDS)}, not {event.cause_kind!r}"
             )
+    for write in along:
+        if " WHERE " not in write.sql:
+            raise ValueError(f"a write along an append ends in a WHERE clause: {write.sql!r}")
     if len(stream) > 200 or (idempotency_key is not None and len(idempotency_key) > 200):
         raise ValueError("stream names and idempotency keys have at most 200 characters")
     if idempotency_key is not None and not command_hash:
@@ -319,7 +327,8 @@ def append(
     apart = bool(along) and connection.vendor != "postgresql" and not connection.in_atomic_block
     try:
         if (connection.in_atomic_block and savepoint) or apart:
-            # A savepoint, so that a collision leaves the caller's transaction usable.
+            # A savepoint, so that a collision leaves the caller's transaction usable (or,
+            # for writes along on SQLite outside one, a transaction with the append).
             with transaction.atomic(using=using):
                 stored = write(along, at)
         else:
@@ -334,6 +343,9 @@ def append(
             raise Collided(stream, expected_sequence) from error
         # Another writer took the position (or the key) and committed first.
         stored = None
+        failed: IntegrityError | None = error
+    else:
+        failed = None
     if stored is not None:
         return stored
     # Nothing of ours is stored: the stream is elsewhere, or the key was used.
@@ -341,7 +353,10 @@ def append(
         found = find_command(stream, idempotency_key, command_hash, using=using)
         if found is not None:
             return found
-    raise Conflict(stream, expected_sequence, stream_sequence(stream, using=using))
+    current = stream_sequence(stream, using=using)
+    if failed is not None and current == expected_sequence:
+        raise failed  # not a collision: a write along failed (the stream did not move)
+    raise Conflict(stream, expected_sequence, current)
 
 
 def _default_hash(expected: int, events: Sequence[NewEvent]) -> str:
@@ -386,9 +401,14 @@ def _insert(
         cursor.execute(sql, params)
         returned = cursor.fetchall()
         if returned and along and not postgres:
-            last = str(int(max(id_ for _, id_, _ in returned)))
-            for write in along:
-                cursor.execute(write.sql.replace(LAST_ID, last), write.params)
+            last = str(int(max(returned)[1]))  # the id of the highest sequence
+            try:
+                for write in along:
+                    cursor.execute(write.sql.replace(LAST_ID, last), write.params)
+            except DatabaseError:
+                if connection.in_atomic_block:  # the events inserted must not be kept
+                    transaction.set_rollback(True, using=using)
+                raise
     if not returned:
         return None
     returned.sort()  # by sequence: SQL does not promise RETURNING's order
@@ -416,8 +436,12 @@ def _with_along(insert: str, params: list[Any], along: Sequence[Along]) -> tuple
     clauses = [f"appended AS ({insert})"]
     params = list(params)
     for number, write in enumerate(along):
-        text = write.sql.replace(LAST_ID, "(SELECT MAX(id) FROM appended)")
-        clauses.append(f"along_{number} AS ({text} AND EXISTS (SELECT 1 FROM appended))")
+        text = write.sql.replace(LAST_ID, _APPENDED_LAST_ID)
+        head, _, condition = text.rpartition(" WHERE ")
+        # The caller's condition in parentheses: an OR in it must not pass the append's.
+        clauses.append(
+            f"along_{number} AS ({head} WHERE ({condition}) AND EXISTS (SELECT 1 FROM appended))"
+        )
         params += write.params
     return "WITH " + ", ".join(clauses) + " SELECT sequence, id, tx FROM appended", params
 

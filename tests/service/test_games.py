@@ -172,6 +172,25 @@ def test_the_same_key_with_another_action_is_refused() -> None:
     assert len(events_of(game)) == 2
 
 
+def test_a_collision_in_the_callers_transaction_rolls_back_the_command_alone() -> None:
+    """A key used before, at the stream's own sequence: the INSERT itself fails, as it
+    does when a move committed meanwhile at the same position (the clock's sweep and its
+    fast path firing one timeout at once, in their own transactions).  Inside a caller's
+    transaction the command's block is a savepoint of its own: the answer is the key's,
+    and the caller's transaction goes on (found by review: it was left unusable)."""
+    game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck())
+    play_as = {"type": "play", "card": "AS", "foundation": 0}
+    service.submit_action(game.pk, 1, play_as, expected_sequence=1, idempotency_key="c-1")
+    game.refresh_from_db()
+    seat = game.waiting_for[0]
+    with transaction.atomic():  # the caller's, as clock.fire_timeout's
+        with pytest.raises(IdempotencyKeyReused):
+            service.apply_timeout(game.pk, seat, game.sequence, idempotency_key="c-1", force=True)
+        assert Game.objects.filter(pk=game.pk).count() == 1  # still usable
+        done = service.apply_timeout(game.pk, seat, game.sequence, force=True)
+    assert not done.replayed and len(events_of(game)) == done.sequence
+
+
 def test_listeners_hear_of_a_change_only_after_the_commit(
     django_capture_on_commit_callbacks: Any,
 ) -> None:

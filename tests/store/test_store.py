@@ -147,6 +147,41 @@ def test_writes_along_an_append_that_collides_in_a_transaction_are_not_made(
         assert stream_sequence("s", using=store_alias) == 1
 
 
+def test_a_write_along_that_fails_fails_the_append_with_its_own_error(store_alias: str) -> None:
+    """Not a collision: the stream did not move, so no Conflict to retry at the same
+    sequence (found by review).  In autocommit mode the error itself; in a caller's
+    transaction without a savepoint, Collided, the block rolled back."""
+    later = [Along("INSERT INTO along_scratch SELECT 3, NULL, 0 WHERE TRUE")]
+    with scratch(store_alias) as rows:
+        with connections[store_alias].cursor() as cursor:
+            cursor.execute("CREATE TEMPORARY TABLE along_strict (id integer NOT NULL)")
+        strict = [Along("INSERT INTO along_strict SELECT NULL WHERE TRUE")]
+        with pytest.raises(IntegrityError):
+            append("s", moves(1), expected_sequence=0, using=store_alias, along=strict)
+        with pytest.raises(Collided), transaction.atomic(using=store_alias):
+            append(
+                "s", moves(1), expected_sequence=0, using=store_alias, savepoint=False, along=strict
+            )
+        assert stream_sequence("s", using=store_alias) == 0
+        append("s", moves(1), expected_sequence=0, using=store_alias, along=later)
+        assert rows() == [(1, "before", None), (3, None, 0)]
+        with connections[store_alias].cursor() as cursor:
+            cursor.execute("DROP TABLE along_strict")
+
+
+def test_a_write_along_keeps_its_own_condition_apart_from_the_appends(store_alias: str) -> None:
+    """An OR in the write's condition must not let it pass a refused append."""
+    with scratch(store_alias) as rows:
+        append("s", moves(1), expected_sequence=0, using=store_alias)
+        either = [Along("UPDATE along_scratch SET note = 'x' WHERE id = 1 OR id = 2")]
+        with pytest.raises(Conflict):
+            append("s", moves(2), expected_sequence=0, using=store_alias, along=either)
+        assert rows() == [(1, "before", None)]
+        with pytest.raises(ValueError):
+            append("s", moves(2), expected_sequence=1, using=store_alias, along=[Along("DELETE")])
+        assert stream_sequence("s", using=store_alias) == 1
+
+
 @pytest.mark.postgres
 def test_on_postgresql_an_append_and_its_writes_along_are_one_statement() -> None:
     with scratch("postgres") as rows:

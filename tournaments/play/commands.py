@@ -160,7 +160,11 @@ def apply_chance(game_id: int) -> ActionResult | None:
             return None
         _fresh(game, current)
         events, _ = _chance_events(engine, state)
-        appended, _ = _append_and_project(game, engine, events, state, current)
+        try:
+            with transaction.atomic():  # a collision rolls back this block alone
+                appended, _ = _append_and_project(game, engine, events, state, current)
+        except store.Collided as collided:
+            raise _refused(collided) from None
     return ActionResult(game.pk, appended.events, False)
 
 
@@ -195,9 +199,7 @@ def _command(
             # and the answer is what a refused append gives.  (Another stream's append
             # in the same transaction, the series hook's, answers for that stream, as
             # an append with its savepoint did.)
-            stream = collided.stream
-            current = store.stream_sequence(stream)
-            raise Conflict(stream, collided.expected, current) from None
+            raise _refused(collided, key) from None
     except (Conflict, IllegalAction):
         # The key is looked up only for a command refused (issue 24: a statement fewer for
         # every move made).  A retry of a command that was stored comes back refused: its
@@ -209,6 +211,17 @@ def _command(
             if found is not None:
                 return ActionResult(game_id, found.events, True)
         raise
+
+
+def _refused(collided: store.Collided, key: str | None = None) -> Exception:
+    """What a collision is answered with once its block is rolled back: a
+    :class:`Conflict` where the stream moved on, or with a key (its command is looked up:
+    the key may be the one used before); otherwise the collision itself (a write along
+    the append failed, not the append: never a conflict to retry)."""
+    current = store.stream_sequence(collided.stream)
+    if current == collided.expected and key is None:
+        return collided
+    return Conflict(collided.stream, collided.expected, current)
 
 
 def _decide_and_append(
@@ -259,7 +272,10 @@ def _decide_and_append(
     new = [NewEvent(e["type"], e, cause_kind, cause_id, e.get("v", 1)) for e in decided]
     follow, state = _chance_events(engine, state)
     # A move that ends the deal: the table's series hook deals the next in its transaction.
-    with transaction.atomic() if engine.is_over(state) else contextlib.nullcontext():
+    # In a caller's transaction (a timeout fired by the sweep), a block of its own: a
+    # collision rolls back that savepoint alone, and the caller's transaction goes on.
+    block = engine.is_over(state) or transaction.get_connection().in_atomic_block
+    with transaction.atomic() if block else contextlib.nullcontext():
         appended, after = _append_and_project(
             game, engine, new + follow, before, expected, key=key, digest=digest
         )
@@ -332,7 +348,7 @@ def _append_and_project(
         fields = _current_fields(game)
         seed = _seed_of(deal_of(game)) if over else ""
     fields = _project(fields, engine, steps, seed)
-    ended = over and not dealt and game.status != Game.Status.OVER
+    ended = over and game.status != Game.Status.OVER
     if ended and game.table_id is not None and not transaction.get_connection().in_atomic_block:
         raise RuntimeError("a change that ends a table's game is made in a transaction")
     written = {
@@ -360,6 +376,11 @@ def _append_and_project(
     )
     if appended.replayed:
         return appended, None
+    # The state kept and sent is the fold of the events as stored (their JSON), as a
+    # fresh fold of the stream gives it.
+    state = before
+    for event in appended.events:
+        state = engine.evolve(state, event.payload)
     for name, value in written.items():
         setattr(game, name, value)
     game.last_event = appended.events[-1].position.id
