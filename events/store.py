@@ -311,9 +311,9 @@ def append(
             raise ValueError(
                 f"cause_kind is one of {sorted(CAUSE_KINDS)}, not {event.cause_kind!r}"
             )
-    for write in along:
-        if " WHERE " not in write.sql:
-            raise ValueError(f"a write along an append ends in a WHERE clause: {write.sql!r}")
+    for each in along:
+        if " WHERE " not in each.sql:
+            raise ValueError(f"a write along an append ends in a WHERE clause: {each.sql!r}")
     if len(stream) > 200 or (idempotency_key is not None and len(idempotency_key) > 200):
         raise ValueError("stream names and idempotency keys have at most 200 characters")
     if idempotency_key is not None and not command_hash:
