@@ -191,6 +191,40 @@ def test_a_collision_in_the_callers_transaction_rolls_back_the_command_alone() -
     assert not done.replayed and len(events_of(game)) == done.sequence
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_change_that_ends_a_tables_game_is_refused_outside_a_transaction() -> None:
+    """The series hook deals a table's next game in the transaction of the move that
+    ended the last, so that a series is never left without it.  The service opens that
+    transaction itself (a move within a deal is written in autocommit mode); a caller that
+    would make a game-ending change outside one is refused as a bug, with nothing written."""
+    from tests.factories import club_world, tournament_game
+    from tournaments.play import commands
+
+    _, game = tournament_game(club_world(), names=("alice", "bob"))
+    engine = get_game(game.kind)
+    rng = random.Random(5)
+    for _ in range(300):
+        game.refresh_from_db()
+        state = service.load_state(game)
+        seat = game.waiting_for[0]
+        action = rng.choice(engine.legal_actions(state, seat))
+        request, chance = engine.request(state, seat, action, rng)
+        decided = engine.decide(state, seat, request, chance=chance)
+        after = state
+        for event in decided:
+            after = engine.evolve(after, event)
+        new = [store.NewEvent(e["type"], e, "seat", str(seat)) for e in decided]
+        follow, after = commands._chance_events(engine, after)
+        if engine.is_over(after):
+            with pytest.raises(RuntimeError):
+                commands._append_and_project(game, engine, new + follow, state, game.sequence)
+            assert store.stream_sequence(game.stream) == game.sequence
+            assert Game.objects.get(pk=game.pk).status == Game.Status.RUNNING
+            return
+        service.submit_action(game.pk, seat, action, expected_sequence=game.sequence)
+    pytest.fail("the game did not end in 300 moves")
+
+
 def test_listeners_hear_of_a_change_only_after_the_commit(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
