@@ -320,8 +320,9 @@ def append(
         command_hash = _default_hash(expected_sequence, events)
     connection = connections[using]
     stored: AppendResult | None = None
+    failed: IntegrityError | None = None
     write = functools.partial(
-        _insert, stream, events, expected_sequence, idempotency_key, command_hash, using
+        _insert, stream, events, expected_sequence, idempotency_key, command_hash, using, along, at
     )
     # On SQLite the writes along are statements of their own: a transaction with the append.
     apart = bool(along) and connection.vendor != "postgresql" and not connection.in_atomic_block
@@ -330,11 +331,11 @@ def append(
             # A savepoint, so that a collision leaves the caller's transaction usable (or,
             # for writes along on SQLite outside one, a transaction with the append).
             with transaction.atomic(using=using):
-                stored = write(along, at)
+                stored = write()
         else:
             # One statement in autocommit mode is a transaction of its own; without a
             # savepoint, one statement of the caller's transaction.
-            stored = write(along, at)
+            stored = write()
     except IntegrityError as error:
         if connection.in_atomic_block and not savepoint:
             # Marked on both backends (SQLite would let a caller that caught this go on
@@ -342,10 +343,7 @@ def append(
             transaction.set_rollback(True, using=using)
             raise Collided(stream, expected_sequence) from error
         # Another writer took the position (or the key) and committed first.
-        stored = None
-        failed: IntegrityError | None = error
-    else:
-        failed = None
+        failed = error
     if stored is not None:
         return stored
     # Nothing of ours is stored: the stream is elsewhere, or the key was used.

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -325,13 +326,16 @@ def _append_and_project(
     steps = []
     state = before
     for offset, new in enumerate(events):
-        state = engine.evolve(state, new.payload)
+        # The payload as the store keeps it (its JSON): the state kept and sent after the
+        # commit is then the fold a fresh read of the stream gives.
+        payload = json.loads(json.dumps(new.payload))
+        state = engine.evolve(state, payload)
         stored = StoredEvent(
             game.stream,
             expected + 1 + offset,
             new.type,
             new.version,
-            dict(new.payload),
+            payload,
             new.cause_kind,
             new.cause_id,
             now,
@@ -376,11 +380,6 @@ def _append_and_project(
     )
     if appended.replayed:
         return appended, None
-    # The state kept and sent is the fold of the events as stored (their JSON), as a
-    # fresh fold of the stream gives it.
-    state = before
-    for event in appended.events:
-        state = engine.evolve(state, event.payload)
     for name, value in written.items():
         setattr(game, name, value)
     game.last_event = appended.events[-1].position.id
