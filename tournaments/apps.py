@@ -8,6 +8,7 @@ class TournamentsConfig(AppConfig):
 
     def ready(self) -> None:
         from tournaments import play
+        from tournaments.api import push
         from tournaments.services import series
         from tournaments.workers import notify, tasks
 
@@ -20,6 +21,12 @@ class TournamentsConfig(AppConfig):
         # timeouts (tournaments/workers/tasks.py, docs/workers.md).
         # Wake long-polling readers (tournaments/workers/notify.py) before the tasks'
         # receiver, which may take a while (eager bots, a broker that is down).
+        # This process's push-channel follows of the game are handed its view from the
+        # change's own fold first (tournaments/api/push.py): were the publish first, its
+        # message could wake them to read before they were handed it.
+        play.game_changed.connect(
+            push.on_game_changed, dispatch_uid="tournaments.api.push.on_game_changed"
+        )
         play.game_changed.connect(
             notify.on_game_changed, dispatch_uid="tournaments.notify.on_game_changed"
         )

@@ -17,7 +17,9 @@ so over a game each viewer reads each of them many times; at a step with a secre
 that lasts only a step or two (a pending declaration, a blind draw not yet led)
 every viewer reads every surface that shows the moves (events, streams, the pages'
 fragments with their logs); the acting seat's answer to its move is searched too (every
-other move is sent over the push channel, the rest over HTTP).
+other move is sent over the push channel, the rest over HTTP); and every frame pushed to
+each viewer's follow of the game, held open while it is played (:class:`HeldFollows`: a
+move made in this process is pushed from its own fold), is searched after each move.
 
 The secrets of a viewer at a step (while the game runs):
 
@@ -41,6 +43,7 @@ import asyncio
 import json
 import random
 import re
+import threading
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -525,17 +528,21 @@ class Checker:
 PUSH = "ws:/api/v1/ws follow"
 
 
+def push_scope(viewer: Viewer) -> dict[str, Any]:
+    """The handshake of ``viewer``'s WebSocket to the push channel."""
+    headers = [(b"accept-language", viewer.language.encode()), (b"host", b"testserver")]
+    if viewer.token:
+        headers.append((b"authorization", f"Bearer {viewer.token}".encode()))
+    return {"type": "websocket", "path": "/api/v1/ws", "headers": headers, "subprotocols": []}
+
+
 def pushed(game_id: int, viewer: Viewer, act: dict[str, Any] | None = None) -> list[Any]:
     """Every frame the push channel sends ``viewer``, through the ASGI application in this
     process: its hello, then the view of game ``game_id`` it follows, or (given ``act``, the
     ``act`` message's other fields) the answer to its move sent over the channel."""
     from parlour.asgi import application
 
-    headers = [(b"accept-language", viewer.language.encode()), (b"host", b"testserver")]
-    if viewer.token:
-        headers.append((b"authorization", f"Bearer {viewer.token}".encode()))
-
-    scope = {"type": "websocket", "path": "/api/v1/ws", "headers": headers, "subprotocols": []}
+    scope = push_scope(viewer)
     message = {"type": "follow", "game": game_id}
     if act is not None:
         message = {"type": "act", "game": game_id, **act}
@@ -555,6 +562,85 @@ def pushed(game_id: int, viewer: Viewer, act: dict[str, Any] | None = None) -> l
             await talk.wait(10)
 
     return asyncio.run(talk_once())
+
+
+class HeldFollows:
+    """Every viewer's follow of a game over the push channel, held open while the game is
+    played, in an event loop of its own (a thread): a move made in this process is pushed
+    to them from its own fold (tournaments/api/push.py, ``on_game_changed``), every frame
+    searched as any response is."""
+
+    def __init__(self, game_id: int, viewers: list[Viewer]) -> None:
+        self.game_id = game_id
+        self.started = threading.Event()
+        self.thread = threading.Thread(target=asyncio.run, args=(self._main(),), daemon=True)
+        self.thread.start()
+        assert self.started.wait(10), "the follows' event loop did not start"
+        self.talks = {viewer.name: self._run(self._open(viewer)) for viewer in viewers}
+
+    async def _main(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.stop = asyncio.Event()
+        self.started.set()
+        await self.stop.wait()
+
+    def _run(self, work: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(work, self.loop).result(30)
+
+    async def _open(self, viewer: Viewer) -> ApplicationCommunicator:
+        from parlour.asgi import application
+
+        talk = ApplicationCommunicator(application, push_scope(viewer))
+        await talk.send_input({"type": "websocket.connect"})
+        assert (await talk.receive_output(10))["type"] == "websocket.accept"
+        message = {"type": "follow", "game": self.game_id}
+        await talk.send_input({"type": "websocket.receive", "text": json.dumps(message)})
+        return talk
+
+    def frames(self, viewer: Viewer, sequence: int) -> list[dict[str, Any]]:
+        """The frames pushed to ``viewer`` since the last call, up to its view at ``sequence``."""
+        return list(self._run(self._until(self.talks[viewer.name], sequence)))
+
+    @staticmethod
+    async def _until(talk: ApplicationCommunicator, sequence: int) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
+        while True:
+            frame = json.loads((await talk.receive_output(10))["text"])
+            found.append(frame)
+            assert frame["type"] in ("hello", "view"), frame
+            if frame["type"] == "view" and frame["sequence"] >= sequence:
+                return found
+
+    def close(self) -> None:
+        for talk in self.talks.values():
+            self._run(talk.send_input({"type": "websocket.disconnect", "code": 1000}))
+            self._run(talk.wait(10))
+        self.loop.call_soon_threadsafe(self.stop.set)
+        self.thread.join(30)
+
+
+def check_held(
+    checker: Checker,
+    follows: HeldFollows,
+    viewers: list[Viewer],
+    sequence: int,
+    secret: dict[int | None, Secret],
+    what: str,
+) -> None:
+    """Search every frame each viewer's held follow was pushed, up to ``sequence``."""
+    for viewer in viewers:
+        frames = follows.frames(viewer, sequence)
+        checker.check(
+            f"{what}, {viewer.name}: {HELD}",
+            "\n".join(json.dumps(f, ensure_ascii=False) for f in frames),
+            frames,
+            secret[viewer.seat],
+            html=False,
+        )
+
+
+#: The push channel's follow held open while the game is played.
+HELD = "ws:/api/v1/ws follow held"
 
 
 def surfaces(table: FuzzTable, viewer: Viewer) -> list[str]:
@@ -685,12 +771,23 @@ def play_game(
     asking for ``language``.  The deals, chance moves, seating and choices all come from
     ``seed``.
     """
+    held: list[HeldFollows] = []
     with deterministic(zlib.crc32(f"{kind}-{seats}-{seed}".encode())):
-        return _play_game(kind, seats, seed, per_step, stride, language)
+        try:
+            return _play_game(kind, seats, seed, per_step, stride, language, held)
+        finally:
+            for follows in held:
+                follows.close()
 
 
 def _play_game(
-    kind: str, seats: int, seed: int, per_step: int, stride: int, language: str
+    kind: str,
+    seats: int,
+    seed: int,
+    per_step: int,
+    stride: int,
+    language: str,
+    held: list[HeldFollows],
 ) -> Tally:
     tally = Tally(games=1)
     rng = random.Random(f"{kind}-{seats}-{seed}")
@@ -702,6 +799,7 @@ def _play_game(
         entry["player"]: token for entry, token in zip(seated, table.seat_tokens, strict=True)
     }
     viewers = viewers_of(table, tokens, language)
+    held.append(HeldFollows(table.game.pk, viewers))
     step = 0
     while not table.current().is_over:
         assert step < 3000, "the game should have ended"
@@ -710,7 +808,13 @@ def _play_game(
             secrets = Secrets(table)
             checker = Checker(secrets, tally, list(table.game.players), language)
             viewers = viewers_of(table, tokens, language)
+            held.pop().close()
+            held.append(HeldFollows(table.game.pk, viewers))
         secret = secrets.update()
+        # Every viewer's held follow: what it was pushed up to now, this step's move's view
+        # from the move's own fold included.
+        what = f"{kind}/{seats} #{table.game.pk} at {table.game.sequence}"
+        check_held(checker, held[-1], viewers, table.game.sequence, secret, what)
         tally.guarded += any(bool(s) for s in secret.values())
         # A secret that lasts a step or two is looked for wherever moves are shown, by everyone.
         fleeting = any(s.fleeting for s in secret.values())

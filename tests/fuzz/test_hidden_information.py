@@ -9,7 +9,9 @@ stream, and the pages (game, replay, table, tournament, the seat's play page, an
 their fragments); at a step with a secret
 that lasts only a step or two, everyone reads every surface that shows the moves.
 The acting seat's answer to its move is checked too: every other move is sent over
-the push channel (its ``acted`` frame), the rest as ``POST .../actions``.
+the push channel (its ``acted`` frame), the rest as ``POST .../actions``.  And every viewer
+holds a follow of the game on the push channel while it is played: every frame it is
+pushed, each move's view built from that move's own fold, is searched.
 
 What a viewer may not see is computed from the engine and the stored events alone,
 never from the service's redaction (tests/fuzz/leaks.py says how): cards hidden

@@ -38,13 +38,25 @@ waiter on the process's single Redis subscription, woken only by its own game's
 messages, reading the database in a shared thread only when woken (or every few
 seconds while Redis is away).  An idle connection holds no thread and no database
 connection, and a push costs the same however many other connections are idle.
+
+A change made in this process is pushed to this process's follows of its game from the
+change's own fold (:func:`on_game_changed`): the view is built in the thread that made
+the change, from the row and the state it committed, with the access the follow last
+read, and handed to the follow, which sends it with no read of its own (issue 24).  A
+follow reads as before where that does not serve: its first view, a game over, a
+sign-in due for its check (at most :data:`AUTH_RECHECK_SECONDS` after the last, which
+also bounds how long an organiser's access read once is trusted), and a change made in
+another process (heard of through Redis).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import json
 import logging
+import threading
 import time
 from http.cookies import SimpleCookie
 from typing import Any
@@ -79,7 +91,7 @@ from tournaments.api.throttling import RateLimits
 from tournaments.api.views.games import act, view_of
 from tournaments.languages import API_DEFAULT, accepted_in
 from tournaments.models import ApiToken, Game
-from tournaments.services.access import game_access
+from tournaments.services.access import GameAccess, game_access
 from tournaments.workers import autoplay, notify
 
 log = logging.getLogger("parlour.api")
@@ -264,6 +276,12 @@ class PushConsumer(AsyncWebsocketConsumer):
         self.told: dict[int, int] = {}
         self.acting: set[int] = set()
         self.waiters: dict[int, waiting.Waiter] = {}
+        #: Per game: the caller's access as the follow last read it (what a view from a
+        #: change's fold is built for: :meth:`frame_from_fold`), and the newest such view
+        #: handed to the follow and not sent yet.
+        self.accesses: dict[int, GameAccess] = {}
+        self.pushed: dict[int, dict[str, Any]] = {}
+        self.loop = asyncio.get_running_loop()
         self.language = _language(self.who)
         self.auth_checked = time.monotonic()
         self.caller = Caller(self.user, self.who["auth"], _meta(self.who))
@@ -536,6 +554,8 @@ class PushConsumer(AsyncWebsocketConsumer):
         if found is not None and found.game.sequence <= after:
             return None, found.game.is_over
         access = self.access(game_id, found)
+        if not access.game.is_over:
+            self.accesses[game_id] = access
         with translation.override(self.language), autoplay.seats_read_once():
             table = access.game.table_id
             if found is not None and found.seats is not None and table is not None:
@@ -546,6 +566,44 @@ class PushConsumer(AsyncWebsocketConsumer):
         frame = {"type": "view", "game": game_id, "sequence": view["sequence"], "view": view}
         return frame, access.game.is_over
 
+    # -- views from a change's fold ----------------------------------------------------------
+
+    def frame_from_fold(
+        self, game_id: int, sequence: int, game: Game | None, state: Any
+    ) -> dict[str, Any] | None:
+        """In the thread that made a change of game ``game_id`` (:func:`on_game_changed`):
+        its view frame for this client, built from the row ``game`` and the ``state`` the
+        change committed, or ``None`` where the follow is to read instead: while this client
+        makes a move of its own in the game (its answer carries the view), once the game is
+        over, when the sign-in is due for its check, or before the follow has read its
+        access."""
+        access = self.accesses.get(game_id)
+        if (
+            access is None
+            or game is None
+            or state is None
+            or game.is_over
+            or game_id in self.acting
+            or sequence <= self.told.get(game_id, -1)
+            or self.recheck_due()
+        ):
+            return None
+        with translation.override(self.language):
+            view = view_of(dataclasses.replace(access, game=game), state)
+        return {"type": "view", "game": game_id, "sequence": view["sequence"], "view": view}
+
+    def hand_over(self, game_id: int, sequence: int, frame: dict[str, Any] | None) -> None:
+        """In the event loop: wake the follow of game ``game_id`` as the change's message
+        would, with the change's view ``frame`` to send (``None``: the follow reads)."""
+        waiter = self.waiters.get(game_id)
+        if waiter is None:
+            return
+        if frame is not None:
+            kept = self.pushed.get(game_id)
+            if kept is None or kept["sequence"] < frame["sequence"]:
+                self.pushed[game_id] = frame
+        waiter.wake(str(sequence).encode())
+
     # -- following -------------------------------------------------------------------------
 
     async def follow(self, game_id: int, after: int) -> None:
@@ -555,6 +613,7 @@ class PushConsumer(AsyncWebsocketConsumer):
             with waiting.listening([notify.channel(game_id)]) as (waiter, found):
                 # Registered first: a move committed from now on wakes the waiter.
                 self.waiters[game_id] = mine = waiter
+                _follows.add(game_id, self)
                 told = False  # of the database failing, once until it answers again
                 # The highest sequence heard of since the last read (None: read, something
                 # may have been missed): a move this client has been sent already, its own
@@ -565,6 +624,13 @@ class PushConsumer(AsyncWebsocketConsumer):
                         await waiter.wait(waiting.recheck_seconds(found, notify.POLL_SECONDS))
                         heard = _highest(heard, waiter.heard)
                         continue
+                    # A change made in this process: its view, built from its fold.
+                    pushed = self.pushed.pop(game_id, None)
+                    if pushed is not None and pushed["sequence"] > max(
+                        after, self.told.get(game_id, -1)
+                    ):
+                        await self.send_json(pushed)
+                        after = pushed["sequence"]
                     if heard is not None and heard <= max(after, self.told.get(game_id, -1)):
                         await waiter.wait(waiting.recheck_seconds(found, notify.POLL_SECONDS))
                         heard = waiter.heard
@@ -598,11 +664,68 @@ class PushConsumer(AsyncWebsocketConsumer):
         finally:
             if mine is not None and self.waiters.get(game_id) is mine:
                 del self.waiters[game_id]
+                _follows.remove(game_id, self)
+                self.accesses.pop(game_id, None)
+                self.pushed.pop(game_id, None)
             if self.follows.get(game_id) is asyncio.current_task():  # ended by itself
                 del self.follows[game_id]
                 slots = self.spare_slot()
                 if slots is not None:
                     await waiting.run_sync(slots.release)
+
+
+class _Follows:
+    """This process's follows, by game: whom :func:`on_game_changed` hands a change's view
+    (it runs in the thread that made the change, the follows in the event loop)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.games: dict[int, set[PushConsumer]] = {}
+
+    def add(self, game_id: int, consumer: PushConsumer) -> None:
+        with self.lock:
+            self.games.setdefault(game_id, set()).add(consumer)
+
+    def remove(self, game_id: int, consumer: PushConsumer) -> None:
+        with self.lock:
+            found = self.games.get(game_id)
+            if found is not None:
+                found.discard(consumer)
+                if not found:
+                    del self.games[game_id]
+
+    def of(self, game_id: int) -> tuple[PushConsumer, ...]:
+        with self.lock:
+            return tuple(self.games.get(game_id, ()))
+
+
+_follows = _Follows()
+
+
+def on_game_changed(
+    sender: Any, game_id: int, sequence: int, game: Game | None = None, state: Any = None, **kw: Any
+) -> None:
+    """Receiver of :data:`tournaments.play.game_changed`, after the commit, in the thread
+    that made the change: hand each of this process's follows of the game the change's
+    view, built from the row and the state it committed (:meth:`PushConsumer.frame_from_fold`),
+    or a wake to read.  A follow in another process hears of it through Redis and reads.
+    Never raises: the change is committed, and a follow not handed it reads it.
+    """
+    followers = _follows.of(game_id)
+    if not followers:
+        return
+    # The table's seats (who plays by bot, which every view shows) read once for them all,
+    # and by the tasks' receiver after them (the block of the move's answer, if in one).
+    with autoplay.seats_read_once():
+        for consumer in followers:
+            try:
+                frame = consumer.frame_from_fold(game_id, sequence, game, state)
+            except Exception:
+                log.exception("push channel: game %s at %s: the follow reads it", game_id, sequence)
+                frame = None
+            # RuntimeError: its event loop has closed, and so has the connection.
+            with contextlib.suppress(RuntimeError):
+                consumer.loop.call_soon_threadsafe(consumer.hand_over, game_id, sequence, frame)
 
 
 def _highest(heard: int | None, more: int | None) -> int | None:
@@ -616,4 +739,4 @@ def application() -> Any:
     return Authentication(URLRouter(routes))
 
 
-__all__ = ["PushConsumer", "application", "problem_of"]
+__all__ = ["PushConsumer", "application", "on_game_changed", "problem_of"]

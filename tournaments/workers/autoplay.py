@@ -92,8 +92,12 @@ def seats_read_once() -> Iterator[None]:
     answer's view, of the same sequence, to show who plays by bot).  A later change of the
     game reads them afresh: a bot's move played at once after the commit
     (``CELERY_TASK_ALWAYS_EAGER``), or another request's hand-over, is never answered with
-    seats read before it.
+    seats read before it.  A block within a block is the outer one (the push channel's
+    views of a move's change, built before the move is answered, read them with it).
     """
+    if _seats_read.get() is not None:
+        yield
+        return
     token = _seats_read.set({})
     try:
         yield

@@ -1,0 +1,172 @@
+"""A change made in a process is pushed to that process's follows of its game from the
+change's own fold, with no read of theirs (tournaments/api/push.py, ``on_game_changed``;
+issue 24), and each follow is sent what the REST API shows that caller, nothing more.
+
+Every follower here is in this process (the ASGI application driven in the test's own
+event loop), the moves are made through the REST API in another thread, and a follow's
+own reads are counted: its first view and the game's end are read, every move between is
+handed over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from asgiref.testing import ApplicationCommunicator
+from django.db import connections
+
+from tests.api.conftest import Api, timeless
+from tests.factories import ClubWorld, tournament_game
+from tournaments.api import push, waiting
+from tournaments.models import Game
+from tournaments.workers import notify
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+#: Who follows: each seat, a club player without a seat, the organiser, and anonymous.
+FOLLOWERS = ("alice", "bob", "carol", "dave", "org", None)
+
+
+@pytest.fixture(autouse=True)
+def _settings(settings: Any) -> Iterator[None]:
+    # Other tests' requests from this address share the (Redis) rate counts.
+    rest = dict(settings.REST_FRAMEWORK)
+    rest["DEFAULT_THROTTLE_RATES"] = {"address": None, "anon": None, "token": None}
+    settings.REST_FRAMEWORK = rest
+    yield
+
+
+class Follower:
+    """One client's connection to the push channel, in this process, following a game."""
+
+    def __init__(self, token: str | None) -> None:
+        from parlour.asgi import application
+
+        headers = [(b"host", b"testserver")]
+        if token is not None:
+            headers.append((b"authorization", f"Bearer {token}".encode()))
+        scope = {"type": "websocket", "path": "/api/v1/ws", "headers": headers}
+        self.talk = ApplicationCommunicator(application, {**scope, "subprotocols": []})
+        self.frames: list[dict[str, Any]] = []
+
+    async def follow(self, game: int) -> dict[str, Any]:
+        await self.talk.send_input({"type": "websocket.connect"})
+        assert (await self.talk.receive_output(10))["type"] == "websocket.accept"
+        assert (await self.next())["type"] == "hello"
+        message = {"type": "follow", "game": game}
+        await self.talk.send_input({"type": "websocket.receive", "text": json.dumps(message)})
+        return await self.view_at(0)
+
+    async def next(self) -> dict[str, Any]:
+        frame: dict[str, Any] = json.loads((await self.talk.receive_output(10))["text"])
+        self.frames.append(frame)
+        return frame
+
+    async def view_at(self, sequence: int) -> dict[str, Any]:
+        """The next frame, which must be a view at ``sequence`` or later."""
+        frame = await self.next()
+        assert frame["type"] == "view" and frame["sequence"] >= sequence, frame
+        return frame
+
+    async def close(self) -> None:
+        await self.talk.send_input({"type": "websocket.disconnect", "code": 1000})
+        await self.talk.wait(10)
+
+
+def test_a_move_is_pushed_to_this_process_s_follows_from_its_fold_as_the_api_shows_it(
+    world: ClubWorld, api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, game = tournament_game(world, "old_maid", ("alice", "bob", "carol"))
+    reads: Counter[str | None] = Counter()
+    view = push.PushConsumer.view
+
+    def counted(self: push.PushConsumer, game_id: int, after: int) -> Any:
+        reads[self.user.username if self.user.is_authenticated else None] += 1
+        return view(self, game_id, after)
+
+    monkeypatch.setattr(push.PushConsumer, "view", counted)
+    # Nothing but a change wakes a follow: no timed re-read, no sign-in check due.
+    monkeypatch.setattr(waiting, "recheck_seconds", lambda found, polling: 3600.0)
+    monkeypatch.setattr(push, "AUTH_RECHECK_SECONDS", 3600.0)
+    tokens = {name: world.tokens[name] if name else None for name in FOLLOWERS}
+    logins = {name: world.users[name].username if name else None for name in FOLLOWERS}
+    rng = random.Random(24)
+
+    def shown(name: str | None) -> dict[str, Any]:
+        status, body, _ = api.get(f"/api/v1/games/{game.pk}", token=tokens[name])
+        assert status == 200, body
+        return dict(body)
+
+    def move() -> int:
+        game.refresh_from_db()
+        seat = rng.choice(game.waiting_for or game.to_act)
+        name = next(n for n in ("alice", "bob", "carol") if seated(n) == seat)
+        now = shown(name)
+        status, body, _ = api.post(
+            f"/api/v1/games/{game.pk}/actions",
+            {"action": rng.choice(now["legal_actions"]), "expected_sequence": now["sequence"]},
+            token=tokens[name],
+            headers={"Idempotency-Key": f"fold-{now['sequence']}"},
+        )
+        assert status == 200, body
+        return int(body["sequence"])
+
+    def seated(name: str) -> int:
+        player = world.players[name].pk
+        return next(i for i, s in enumerate(game.context["seats"]) if s["player"] == player)
+
+    # The API is called in a thread of its own (not in the event loop), its connection
+    # closed at the end.
+    thread = ThreadPoolExecutor(1)
+
+    async def aside(call: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(thread, call, *args)
+
+    async def play() -> int:
+        followers = {name: Follower(token) for name, token in tokens.items()}
+        try:
+            for name, follower in followers.items():
+                first = await follower.follow(game.pk)
+                assert timeless(first["view"]) == timeless(await aside(shown, name))
+            # Redis's confirmation of the game's channel wakes its follows to read once more
+            # (a move may have come before it): let that pass before counting.
+            found = waiting.hub()
+            while found is not None and not found.hears([notify.channel(game.pk)]):
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.3)
+            before.update(reads)
+            moves = 0
+            over = False
+            while not over:
+                assert moves < 300, "the game should have ended"
+                sequence = await aside(move)
+                moves += 1
+                for name, follower in followers.items():
+                    frame = await follower.view_at(sequence)
+                    # This move's view, exactly as the API shows this caller.
+                    assert frame["sequence"] == sequence, (name, frame["sequence"], sequence)
+                    api_view = await aside(shown, name)
+                    assert timeless(frame["view"]) == timeless(api_view), name
+                    over = frame["view"]["status"] == Game.Status.OVER
+            return moves
+        finally:
+            for follower in followers.values():
+                await follower.close()
+
+    before: Counter[str | None] = Counter()
+    try:
+        moves = asyncio.run(play())
+    finally:
+        thread.submit(connections.close_all).result()
+        thread.shutdown()
+    assert moves > 5
+    assert all(before[logins[name]] >= 1 for name in FOLLOWERS), before  # the first view
+    # Once each while the game was played: its end; every other move was handed over.
+    assert reads - before == {logins[name]: 1 for name in FOLLOWERS}, (reads, before)
