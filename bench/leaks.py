@@ -128,8 +128,8 @@ def main() -> None:
     finally:
         from django.db import connections
 
-        connections.close_all()
-        admin(args.url, f"DROP DATABASE IF EXISTS {args.database}")
+        connections.close_all()  # this thread's; the push channel's threads keep theirs
+        admin(args.url, f"DROP DATABASE IF EXISTS {args.database} WITH (FORCE)")
     sys.exit(1 if failed else 0)
 
 

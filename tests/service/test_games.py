@@ -191,6 +191,26 @@ def test_a_collision_in_the_callers_transaction_rolls_back_the_command_alone() -
     assert not done.replayed and len(events_of(game)) == done.sequence
 
 
+def test_a_write_along_that_fails_is_not_answered_as_a_conflict_with_a_key_either(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In a transaction a failed append is a collision; the stream did not move and the key
+    names no command, so the failure was a write along the append's: raised as itself,
+    never a conflict a client would retry at the very sequence it sent (found by review)."""
+    from tournaments.play import commands
+
+    game = service.create_game("give_away", 2, dealer=0, deck=give_away_deck())
+    # The row's UPDATE along the append breaks a NOT NULL constraint.
+    failing = store.Along(
+        f"UPDATE {Game._meta.db_table} SET seats = NULL WHERE id = %s", (game.pk,)
+    )
+    monkeypatch.setattr(commands.sql, "update_along", lambda *args: failing)
+    play_as = {"type": "play", "card": "AS", "foundation": 0}
+    with pytest.raises(store.Collided), transaction.atomic():
+        service.submit_action(game.pk, 1, play_as, expected_sequence=1, idempotency_key="a-1")
+    assert store.stream_sequence(game.stream) == 1
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_change_that_ends_a_tables_game_is_refused_outside_a_transaction() -> None:
     """The series hook deals a table's next game in the transaction of the move that

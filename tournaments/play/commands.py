@@ -200,7 +200,7 @@ def _command(
             # and the answer is what a refused append gives.  (Another stream's append
             # in the same transaction, the series hook's, answers for that stream, as
             # an append with its savepoint did.)
-            raise _refused(collided, key) from None
+            raise _refused(collided, key, digest) from None
     except (Conflict, IllegalAction):
         # The key is looked up only for a command refused (issue 24: a statement fewer for
         # every move made).  A retry of a command that was stored comes back refused: its
@@ -214,15 +214,18 @@ def _command(
         raise
 
 
-def _refused(collided: store.Collided, key: str | None = None) -> Exception:
+def _refused(collided: store.Collided, key: str | None = None, digest: str = "") -> Exception:
     """What a collision is answered with once its block is rolled back: a
-    :class:`Conflict` where the stream moved on, or with a key (its command is looked up:
-    the key may be the one used before); otherwise the collision itself (a write along
-    the append failed, not the append: never a conflict to retry)."""
+    :class:`Conflict` where the stream moved on (a command with a key is then looked up:
+    :func:`_command`); where it did not, :class:`~events.store.IdempotencyKeyReused` if the
+    key was used before for another command, otherwise the collision itself (a write along
+    the append failed, not the append: never a conflict to retry, key or no key)."""
     current = store.stream_sequence(collided.stream)
-    if current == collided.expected and key is None:
-        return collided
-    return Conflict(collided.stream, collided.expected, current)
+    if current != collided.expected:
+        return Conflict(collided.stream, collided.expected, current)
+    if key is not None and store.find_command(collided.stream, key, digest) is not None:
+        return Conflict(collided.stream, collided.expected, current)  # answered as its replay
+    return collided
 
 
 def _decide_and_append(
