@@ -96,19 +96,13 @@ def consumer_for(user_id: int) -> Any:
     """A push channel's consumer as its ``connect`` leaves it for a token's client."""
     from django.contrib.auth.models import User
 
-    from tournaments.api.push import Caller, PushConsumer
+    from tournaments.api.push import PushConsumer
     from tournaments.models import ApiToken
 
     user = User.objects.get(pk=user_id)
     token = ApiToken.objects.filter(user=user).first()
-    consumer = PushConsumer.__new__(PushConsumer)
-    consumer.who = {"user": user, "auth": token, "refusal": None}
-    consumer.user = user
-    consumer.follows, consumer.waiters, consumer.told = {}, {}, {}
-    consumer.acting, consumer.extra, consumer.slots = set(), [], None
-    consumer.language = "en"
-    consumer.auth_checked = time.monotonic()
-    consumer.caller = Caller(user, token, {"REMOTE_ADDR": "127.0.0.1"})
+    consumer = PushConsumer()
+    consumer.begin({"user": user, "auth": token, "refusal": None, "client": ("127.0.0.1", 0)})
     return consumer
 
 

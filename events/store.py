@@ -45,6 +45,7 @@ __all__ = [
     "START",
     "Along",
     "AppendResult",
+    "Beside",
     "Collided",
     "Conflict",
     "IdempotencyKeyReused",
@@ -59,6 +60,7 @@ __all__ = [
     "find_command",
     "read_all",
     "read_stream",
+    "read_stream_beside",
     "settled_bound",
     "stream_sequence",
     "streams",
@@ -108,10 +110,21 @@ _PG_ROW = (
     " %s::varchar, %s::timestamptz, %s::varchar, %s::varchar, %s::integer)"
 )
 _SQLITE_ROW = "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-_SELECT = (
-    "SELECT id, tx, stream, sequence, type, version, payload, cause_kind, cause_id,"
-    " recorded_at, idempotency_key FROM events_event"
+#: The columns a :class:`StoredEvent` is read from, in :func:`_stored`'s order.
+_READ = (
+    "id",
+    "tx",
+    "stream",
+    "sequence",
+    "type",
+    "version",
+    "payload",
+    "cause_kind",
+    "cause_id",
+    "recorded_at",
+    "idempotency_key",
 )
+_SELECT = f"SELECT {', '.join(_READ)} FROM events_event"
 
 
 # -- values -------------------------------------------------------------------
@@ -239,6 +252,17 @@ class Along:
     failure of such a write fails the append with it, and is raised as it is: it is
     never taken for another writer's collision.
     """
+
+    sql: str
+    params: Sequence[Any] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Beside:
+    """A caller's query of one row, read in the same statement as a stream's events
+    (:func:`read_stream_beside`): a row and the stream's end in one round trip and one
+    snapshot, so that they agree (a game's row, and its events since the fold a process
+    keeps: issue 24).  ``sql`` is a ``SELECT`` of at most one row."""
 
     sql: str
     params: Sequence[Any] = ()
@@ -516,6 +540,27 @@ def read_stream(
         sql += " LIMIT %s"
         params.append(limit)
     return _select(sql, params, using)
+
+
+def read_stream_beside(
+    stream: str, beside: Beside, *, from_sequence: int = 1, using: str = "default"
+) -> tuple[tuple[Any, ...] | None, list[StoredEvent]]:
+    """The row ``beside`` selects (``None``: it selects none) and the events of ``stream``
+    from ``from_sequence`` onward, in sequence order, read in one statement."""
+    events = ", ".join(f"e.{column}" for column in _READ)
+    sql = (
+        f"SELECT b.*, {events} FROM ({beside.sql}) b LEFT JOIN {Event._meta.db_table} e"
+        " ON e.stream = %s AND e.sequence >= %s ORDER BY e.sequence"
+    )
+    with connections[using].cursor() as cursor:
+        cursor.execute(sql, [*beside.params, stream, from_sequence])
+        rows = cursor.fetchall()
+    if not rows:
+        return None, []
+    width = len(_READ)
+    # Without an event from that sequence on, the one row's event columns are all NULL.
+    found = [_stored(row[-width:]) for row in rows if row[-width] is not None]
+    return tuple(rows[0][:-width]), found
 
 
 @dataclass(frozen=True, slots=True)

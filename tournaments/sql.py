@@ -19,7 +19,7 @@ from django.core.management.color import no_style
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.models import Field, Model
 
-from events.store import Along, StreamSet, settled_bound
+from events.store import Along, Beside, StoredEvent, StreamSet, read_stream_beside, settled_bound
 from tournaments.models import (
     AccountNotice,
     ApiToken,
@@ -355,6 +355,8 @@ class CallerGame(NamedTuple):
     live: bool | None
     #: The table's seats as :func:`table_seats` reads them (``None``: not asked, or no table).
     seats: list[tuple[int, bool, int]] | None
+    #: The game's events from the sequence asked for on (``None``: not asked).
+    tail: list[StoredEvent] | None = None
 
 
 def game_for_caller(
@@ -363,16 +365,19 @@ def game_for_caller(
     *,
     token_id: int | None = None,
     seats: bool = False,
+    tail_from: int | None = None,
     using: str = DEFAULT_DB_ALIAS,
 ) -> CallerGame | None:
     """Game ``game_id``'s row, the players of login ``user_id`` (none for ``None``), with
-    ``token_id`` whether that token is live and with ``seats`` its table's seats, in one
-    statement, or ``None`` without such a game.
+    ``token_id`` whether that token is live, with ``seats`` its table's seats and with
+    ``tail_from`` its events from that sequence on, in one statement, or ``None`` without
+    such a game.
 
     The push channel's read before every move (the sign-in checked, the mover's seat) and
-    before every pushed view (the seat, and the seats a bot plays, which the view shows):
-    three round trips in one (issue 24).  A login has a player in each club it plays in
-    at most, so the players read do not grow with the store.
+    before every pushed view (the seat, the seats a bot plays, which the view shows, and
+    the events since the fold the process keeps): four round trips in one (issue 24).  A
+    login has a player in each club it plays in at most, so the players read do not grow
+    with the store; the events are those since the process last folded the game.
     """
     players = (
         f"(SELECT {_joined('p.id', using)} FROM {Player._meta.db_table} p WHERE p.user_id = %s)"
@@ -395,7 +400,14 @@ def game_for_caller(
         f" FROM {Game._meta.db_table} g WHERE g.id = %s"
     )
     params = [p for p in (user_id, token_id) if p is not None]
-    found = _one(query, [*params, game_id], using)
+    tail = None
+    if tail_from is None:
+        found = _one(query, [*params, game_id], using)
+    else:
+        beside = Beside(query, [*params, game_id])
+        found, tail = read_stream_beside(
+            Game(pk=game_id).stream, beside, from_sequence=tail_from, using=using
+        )
     if found is None:
         return None
     game = _instance(Game, found[:-3], using)
@@ -405,6 +417,7 @@ def game_for_caller(
         frozenset(int(pid) for pid in mine.split(",")) if mine else frozenset(),
         None if token_id is None else bool(alive),
         _seats_of(seated) if seats and game.table_id is not None else None,
+        tail,
     )
 
 

@@ -20,12 +20,14 @@ from typing import Any
 
 import pytest
 from asgiref.testing import ApplicationCommunicator
-from django.db import connections
+from django.db import connection, connections
+from django.test.utils import CaptureQueriesContext
 
 from tests.api.conftest import Api, timeless
 from tests.factories import ClubWorld, tournament_game
 from tournaments.api import push, waiting
 from tournaments.models import Game
+from tournaments.play.state import _cache
 from tournaments.workers import notify
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -170,3 +172,46 @@ def test_a_move_is_pushed_to_this_process_s_follows_from_its_fold_as_the_api_sho
     assert all(before[logins[name]] >= 1 for name in FOLLOWERS), before  # the first view
     # Once each while the game was played: its end; every other move was handed over.
     assert reads - before == {logins[name]: 1 for name in FOLLOWERS}, (reads, before)
+
+
+def test_a_follows_read_of_a_move_made_elsewhere_is_one_statement_its_new_events_with_its_row(
+    world: ClubWorld, api: Api
+) -> None:
+    """A move made in another process is read: the game's row, the caller's players, the
+    table's seats and the game's events since the fold this process keeps, in one
+    statement (where the events were a second), and the view pushed is the API's."""
+    _, game = tournament_game(world, "old_maid", ("alice", "bob"))
+    alice = world.users["alice"]
+    consumer = push.PushConsumer()
+    consumer.begin({"user": alice, "auth": None, "refusal": None})
+    first, _ = consumer.view(game.pk, -1)
+    assert first is not None
+    kept = _cache.get(game.pk)  # the fold this process keeps
+    assert kept is not None
+    for n in range(3):
+        game.refresh_from_db()
+        seat = game.waiting_for[0]
+        name = next(
+            n
+            for n in ("alice", "bob")
+            if game.context["seats"][seat]["player"] == world.players[n].pk
+        )
+        shown = api.get(f"/api/v1/games/{game.pk}", token=world.tokens[name])[1]
+        status, body, _ = api.post(
+            f"/api/v1/games/{game.pk}/actions",
+            {"action": shown["legal_actions"][0], "expected_sequence": shown["sequence"]},
+            token=world.tokens[name],
+            headers={"Idempotency-Key": f"elsewhere-{n}"},
+        )
+        assert status == 200, body
+    # As if those moves were made in another process: this one keeps the fold it had.
+    _cache.put(game.pk, *kept)
+    with CaptureQueriesContext(connection) as queries:
+        frame, over = consumer.view(game.pk, first["sequence"])
+    assert len(queries) == 1, [q["sql"] for q in queries]
+    assert frame is not None and not over
+    assert frame["sequence"] == body["sequence"] > first["sequence"]
+    shown = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["alice"])[1]
+    assert timeless(frame["view"]) == timeless(shown)
+    # The fold kept is moved on to the row's last event.
+    assert _cache.get(game.pk)[0].sequence == body["sequence"]  # type: ignore[index]

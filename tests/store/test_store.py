@@ -461,3 +461,23 @@ def test_an_append_names_a_known_cause_and_at_least_one_event(store_alias: str) 
     with pytest.raises(ValueError):
         append("s", moves(1), expected_sequence=-1, using=store_alias)
     assert count(store_alias) == 0
+
+
+def test_a_row_is_read_beside_a_streams_events_in_one_statement(store_alias: str) -> None:
+    """A caller's row and the stream's end in one round trip (a game's row and the events
+    since the fold a process keeps, issue 24): the events exactly as ``read_stream``'s."""
+    append("s", moves(1, 2, 3), expected_sequence=0, using=store_alias)
+    beside = store.Beside("SELECT %s AS name, %s AS n, NULL", ("row", 7))
+    with CaptureQueriesContext(connections[store_alias]) as queries:
+        row, events = store.read_stream_beside("s", beside, from_sequence=2, using=store_alias)
+    assert len(queries) == 1
+    assert row == ("row", 7, None)
+    assert events == read_stream("s", from_sequence=2, using=store_alias)
+    assert [e.sequence for e in events] == [2, 3]
+    # Past the stream's end, and a stream without events: the row alone.
+    for stream, start in (("s", 4), ("none", 1)):
+        found = store.read_stream_beside(stream, beside, from_sequence=start, using=store_alias)
+        assert found == (("row", 7, None), [])
+    # A query that selects no row: nothing, whatever the stream holds.
+    nothing = store.Beside("SELECT 1 AS one WHERE 1 = %s", (0,))
+    assert store.read_stream_beside("s", nothing, using=store_alias) == (None, [])

@@ -91,6 +91,7 @@ from tournaments.api.throttling import RateLimits
 from tournaments.api.views.games import act, view_of
 from tournaments.languages import API_DEFAULT, accepted_in
 from tournaments.models import ApiToken, Game
+from tournaments.play import keep_tail, kept_sequence
 from tournaments.services.access import GameAccess, game_access
 from tournaments.workers import autoplay, notify
 
@@ -261,10 +262,11 @@ def problem_of(error: Exception) -> dict[str, Any] | None:
 class PushConsumer(AsyncWebsocketConsumer):
     """One client's connection: its follows and its moves."""
 
-    async def connect(self) -> None:
-        #: The handshake as :class:`Authentication` left it.
-        self.who: dict[str, Any] = dict(self.scope)
-        self.user: Any = self.who["user"]
+    def begin(self, who: dict[str, Any]) -> None:
+        """The connection's state, from its handshake ``who`` as :class:`Authentication`
+        left it (bench/push_move.py and the tests drive a consumer begun so, unconnected)."""
+        self.who: dict[str, Any] = who
+        self.user: Any = who["user"]
         self.follows: dict[int, asyncio.Task[None]] = {}
         #: The open-stream slots: the connection's own, and one for each game followed.
         self.slots: capacity.Slots | None = None
@@ -281,10 +283,15 @@ class PushConsumer(AsyncWebsocketConsumer):
         #: handed to the follow and not sent yet.
         self.accesses: dict[int, GameAccess] = {}
         self.pushed: dict[int, dict[str, Any]] = {}
-        self.loop = asyncio.get_running_loop()
-        self.language = _language(self.who)
+        #: The event loop the connection is served in (set once connected).
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.language = _language(who)
         self.auth_checked = time.monotonic()
-        self.caller = Caller(self.user, self.who["auth"], _meta(self.who))
+        self.caller = Caller(self.user, who["auth"], _meta(who))
+
+    async def connect(self) -> None:
+        self.begin(dict(self.scope))
+        self.loop = asyncio.get_running_loop()
         if not _allowed_host(self.who):  # as Django answers an HTTP request for another host
             await self.close()
             return
@@ -488,18 +495,22 @@ class PushConsumer(AsyncWebsocketConsumer):
         self, game_id: int, *, now: bool = False, seats: bool = False
     ) -> sql.CallerGame | None:
         """Game ``game_id``'s row with the caller's players (``seats``: and its table's
-        seats), or ``None`` without such a game; the sign-in checked first, ``now`` or when
-        the last check is old enough (:meth:`check_signed_in`), for a token in the same
-        statement (issue 24: one round trip where there were up to four)."""
+        seats, and the events since the fold this process keeps, which it is moved on by),
+        or ``None`` without such a game; the sign-in checked first, ``now`` or when the
+        last check is old enough (:meth:`check_signed_in`), for a token in the same
+        statement (issue 24: one round trip where there were up to five)."""
         auth = self.who["auth"]
         due = self.recheck_due(now=now)
         token = auth.pk if due and isinstance(auth, ApiToken) else None
         if due and token is None:
             self.check_signed_in(now=True)  # a session's
         user = self.user.pk if self.user.is_authenticated else None
-        found = sql.game_for_caller(game_id, user, token_id=token, seats=seats)
+        tail_from = kept_sequence(game_id) if seats else None
+        found = sql.game_for_caller(game_id, user, token_id=token, seats=seats, tail_from=tail_from)
         if token is not None:
             self.signed_in(sql.token_is_live(token) if found is None else bool(found.live))
+        if found is not None and found.tail:
+            keep_tail(found.game, found.tail)
         return found
 
     def count(self) -> None:
@@ -725,7 +736,8 @@ def on_game_changed(
                 frame = None
             # RuntimeError: its event loop has closed, and so has the connection.
             with contextlib.suppress(RuntimeError):
-                consumer.loop.call_soon_threadsafe(consumer.hand_over, game_id, sequence, frame)
+                if consumer.loop is not None:
+                    consumer.loop.call_soon_threadsafe(consumer.hand_over, game_id, sequence, frame)
 
 
 def _highest(heard: int | None, more: int | None) -> int | None:

@@ -52,6 +52,8 @@ from tournaments.play.state import (
     GameNotRevealed,
     Viewer,
     game_row,
+    keep_tail,
+    kept_sequence,
     load_state,
     stream_name,
 )
@@ -93,6 +95,8 @@ __all__ = [
     "game_view_at",
     "import_game",
     "is_revealed",
+    "keep_tail",
+    "kept_sequence",
     "load_state",
     "rebuild_projections",
     "seat_story",

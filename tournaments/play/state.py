@@ -132,17 +132,48 @@ def _load(game: Game, *, at_row: bool = False) -> tuple[Engine[Any], Any, int, S
         ):
             return engine, state, last.sequence, last
         tail = store.read_stream(stream, from_sequence=last.sequence)
-        if tail and tail[0] == last:
-            for event in tail[1:]:
-                state = engine.evolve(state, event.payload)
-            _cache.put(game.pk, tail[-1], state, game.created_at)
-            return engine, state, tail[-1].sequence, tail[-1]
+        moved = _continued(game, engine, cached, tail)
+        if moved is not None:
+            return engine, moved[0], moved[1].sequence, moved[1]
     events = store.read_stream(stream)
     if not events:
         raise Game.DoesNotExist(f"game {game.pk} has no events")
     state = engine.fold(e.payload for e in events)
     _cache.put(game.pk, events[-1], state, game.created_at)
     return engine, state, events[-1].sequence, events[-1]
+
+
+def _continued(
+    game: Game, engine: Engine[Any], cached: tuple[StoredEvent, Any, datetime | None], tail: Any
+) -> tuple[Any, StoredEvent] | None:
+    """The kept fold ``cached`` of ``game`` moved on by ``tail``, its stream from the last
+    event folded on, and kept (``None``: ``tail`` does not begin with that very event)."""
+    last, state, _ = cached
+    if not tail or tail[0] != last:
+        return None
+    for event in tail[1:]:
+        state = engine.evolve(state, event.payload)
+    _cache.put(game.pk, tail[-1], state, game.created_at)
+    return state, tail[-1]
+
+
+def kept_sequence(game_id: int) -> int | None:
+    """The sequence this process has folded game ``game_id`` to, if it keeps its fold: read
+    the stream from there on with the game's row (:func:`tournaments.sql.game_for_caller`'s
+    ``tail_from``) and give both to :func:`keep_tail`."""
+    cached = _cache.get(game_id)
+    return None if cached is None else cached[0].sequence
+
+
+def keep_tail(game: Game, tail: list[StoredEvent]) -> None:
+    """Move the fold this process keeps of ``game`` on by ``tail``, its events from
+    :func:`kept_sequence` on, read in one statement with the row ``game``: a view as of that
+    row (``at_row``) then reads nothing more (issue 24: a pushed view's read, one round trip
+    where it was two).  A fold of another game of the same id, or not continued by
+    ``tail``, is left as it is (the view reads the stream)."""
+    cached = _cache.get(game.pk)
+    if cached is not None and cached[2] in (None, game.created_at):
+        _continued(game, get_game(game.kind), cached, tail)
 
 
 def load_state(game: Game | int) -> Any:
