@@ -117,7 +117,7 @@ def play(tables: int, moves: int, profile: int, ending_ones: bool = False) -> No
     for seat in seats:
         games[seat.table] = seat.game
         consumer = consumer_for(seat.user_id)
-        frame, _ = consumer.view(seat.game, -1)
+        frame, _, _ = consumer.view(seat.game, -1)
         at.setdefault(seat.table, []).append(Seat(consumer, frame["view"]))
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
@@ -163,7 +163,7 @@ def play(tables: int, moves: int, profile: int, ending_ones: bool = False) -> No
             answer, act_cpu, act_statements = measured(lambda: mover.consumer.act(game, message))
             pushed = []
             for other in others:
-                (frame, _), cpu, statements = measured(
+                (frame, _, _), cpu, statements = measured(
                     lambda other=other: other.consumer.view(game, other.view["sequence"])
                 )
                 pushed.append((cpu, statements))
@@ -188,7 +188,7 @@ def play(tables: int, moves: int, profile: int, ending_ones: bool = False) -> No
                 games[table] = following
                 for seat in at[table]:
                     with connection.execute_wrapper(counter):
-                        (frame, _), cpu, statements = measured(
+                        (frame, _, _), cpu, statements = measured(
                             lambda seat=seat: seat.consumer.view(following, -1)
                         )
                     if measuring:

@@ -3,9 +3,11 @@ change's own fold, with no read of theirs (tournaments/api/push.py, ``on_game_ch
 issue 24), and each follow is sent what the REST API shows that caller, nothing more.
 
 Every follower here is in this process (the ASGI application driven in the test's own
-event loop), the moves are made through the REST API in another thread, and a follow's
-own reads are counted: its first view and the game's end are read, every move between is
-handed over.
+event loop), the moves are made through the REST API in another thread or over the
+mover's own socket (answered, not pushed again), and a follow's own reads are counted:
+its first view and the game's end are read, every move between is handed over.  A follow
+due for its sign-in's check reads instead (a revoked token is cut off at the next move),
+and a read of a move made in another process is one statement.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from django.test.utils import CaptureQueriesContext
 from tests.api.conftest import Api, timeless
 from tests.factories import ClubWorld, tournament_game
 from tournaments.api import push, waiting
+from tournaments.api.authentication import create_token
 from tournaments.models import Game
 from tournaments.play.state import _cache
 from tournaments.workers import notify
@@ -65,6 +68,9 @@ class Follower:
         message = {"type": "follow", "game": game}
         await self.talk.send_input({"type": "websocket.receive", "text": json.dumps(message)})
         return await self.view_at(0)
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.talk.send_input({"type": "websocket.receive", "text": json.dumps(message)})
 
     async def next(self) -> dict[str, Any]:
         frame: dict[str, Any] = json.loads((await self.talk.receive_output(10))["text"])
@@ -106,19 +112,24 @@ def test_a_move_is_pushed_to_this_process_s_follows_from_its_fold_as_the_api_sho
         assert status == 200, body
         return dict(body)
 
-    def move() -> int:
+    def chosen() -> tuple[str, dict[str, Any]]:
+        """Who moves next, and the body of their move."""
         game.refresh_from_db()
         seat = rng.choice(game.waiting_for or game.to_act)
         name = next(n for n in ("alice", "bob", "carol") if seated(n) == seat)
         now = shown(name)
-        status, body, _ = api.post(
+        action = rng.choice(now["legal_actions"])
+        return name, {"action": action, "expected_sequence": now["sequence"]}
+
+    def posted(name: str, body: dict[str, Any]) -> int:
+        status, answer, _ = api.post(
             f"/api/v1/games/{game.pk}/actions",
-            {"action": rng.choice(now["legal_actions"]), "expected_sequence": now["sequence"]},
+            body,
             token=tokens[name],
-            headers={"Idempotency-Key": f"fold-{now['sequence']}"},
+            headers={"Idempotency-Key": f"fold-{body['expected_sequence']}"},
         )
-        assert status == 200, body
-        return int(body["sequence"])
+        assert status == 200, answer
+        return int(answer["sequence"])
 
     def seated(name: str) -> int:
         player = world.players[name].pk
@@ -148,10 +159,23 @@ def test_a_move_is_pushed_to_this_process_s_follows_from_its_fold_as_the_api_sho
             over = False
             while not over:
                 assert moves < 300, "the game should have ended"
-                sequence = await aside(move)
+                mover, body = await aside(chosen)
+                # Every other move over the mover's own socket, which follows the game: it
+                # is answered (``acted``), the others are handed the move's view.
+                acting = mover if moves % 2 else None
+                acted: dict[str, Any] = {}
+                if acting is None:
+                    sequence = await aside(posted, mover, body)
+                else:
+                    act = {"type": "act", "game": game.pk, "key": f"ws-{moves}", **body}
+                    await followers[acting].send(act)
+                    acted = await followers[acting].next()
+                    assert acted["type"] == "acted" and not acted["replayed"], acted
+                    sequence = acted["sequence"]
                 moves += 1
                 for name, follower in followers.items():
-                    frame = await follower.view_at(sequence)
+                    mine = acting is not None and name == acting
+                    frame = acted if mine else await follower.view_at(sequence)
                     # This move's view, exactly as the API shows this caller.
                     assert frame["sequence"] == sequence, (name, frame["sequence"], sequence)
                     api_view = await aside(shown, name)
@@ -184,7 +208,7 @@ def test_a_follows_read_of_a_move_made_elsewhere_is_one_statement_its_new_events
     alice = world.users["alice"]
     consumer = push.PushConsumer()
     consumer.begin({"user": alice, "auth": None, "refusal": None})
-    first, _ = consumer.view(game.pk, -1)
+    first, _, _ = consumer.view(game.pk, -1)
     assert first is not None
     kept = _cache.get(game.pk)  # the fold this process keeps
     assert kept is not None
@@ -207,7 +231,7 @@ def test_a_follows_read_of_a_move_made_elsewhere_is_one_statement_its_new_events
     # As if those moves were made in another process: this one keeps the fold it had.
     _cache.put(game.pk, *kept)
     with CaptureQueriesContext(connection) as queries:
-        frame, over = consumer.view(game.pk, first["sequence"])
+        frame, over, _ = consumer.view(game.pk, first["sequence"])
     assert len(queries) == 1, [q["sql"] for q in queries]
     assert frame is not None and not over
     assert frame["sequence"] == body["sequence"] > first["sequence"]
@@ -215,3 +239,59 @@ def test_a_follows_read_of_a_move_made_elsewhere_is_one_statement_its_new_events
     assert timeless(frame["view"]) == timeless(shown)
     # The fold kept is moved on to the row's last event.
     assert _cache.get(game.pk)[0].sequence == body["sequence"]  # type: ignore[index]
+
+
+def test_a_follow_due_for_its_sign_in_check_reads_and_a_revoked_token_is_cut_off_at_a_move(
+    world: ClubWorld, api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A view from a move's fold is handed only to a follow whose sign-in was checked
+    lately: one due for its check reads (the check with it), so a token revoked since is
+    cut off at the next move made in its process, not pushed that move (found by review)."""
+    _, game = tournament_game(world, "old_maid", ("alice", "bob"))
+    token, key = create_token(world.users["alice"], "follows")
+    monkeypatch.setattr(waiting, "recheck_seconds", lambda found, polling: 3600.0)
+    thread = ThreadPoolExecutor(1)
+
+    async def aside(call: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(thread, call, *args)
+
+    def move() -> int:
+        game.refresh_from_db()
+        seat = game.waiting_for[0]
+        player = game.context["seats"][seat]["player"]
+        name = next(n for n in ("alice", "bob") if world.players[n].pk == player)
+        shown = api.get(f"/api/v1/games/{game.pk}", token=world.tokens[name])[1]
+        status, body, _ = api.post(
+            f"/api/v1/games/{game.pk}/actions",
+            {"action": shown["legal_actions"][0], "expected_sequence": shown["sequence"]},
+            token=world.tokens[name],
+            headers={"Idempotency-Key": f"due-{shown['sequence']}"},
+        )
+        assert status == 200, body
+        return int(body["sequence"])
+
+    def revoke() -> None:
+        status, _, _ = api.delete(f"/api/v1/tokens/{token.pk}", token=key)
+        assert status == 204
+
+    async def check() -> None:
+        follower = Follower(key)
+        try:
+            await follower.follow(game.pk)
+            # Handed the next move's view from its fold, while its check is not due.
+            await follower.view_at(await aside(move))
+            await aside(revoke)
+            monkeypatch.setattr(push, "AUTH_RECHECK_SECONDS", 0.0)  # due from now on
+            await aside(move)
+            ended = await follower.next()
+            assert ended["type"] == "problem" and ended["problem"]["status"] == 401, ended
+            closed = await follower.talk.receive_output(10)
+            assert closed == {"type": "websocket.close", "code": push.CLOSE_UNAUTHENTICATED}
+        finally:
+            await follower.close()
+
+    try:
+        asyncio.run(check())
+    finally:
+        thread.submit(connections.close_all).result()
+        thread.shutdown()

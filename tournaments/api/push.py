@@ -52,7 +52,6 @@ another process (heard of through Redis).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import json
 import logging
@@ -557,16 +556,16 @@ class PushConsumer(AsyncWebsocketConsumer):
             access = self.access(game_id, found)
             return act(access, user, key if isinstance(key, str) else "", body)
 
-    def view(self, game_id: int, after: int) -> tuple[dict[str, Any] | None, bool]:
-        """Game ``game_id``'s view frame if it moved past ``after`` (else ``None``), and
-        whether the game is over (nothing more will come)."""
+    def view(
+        self, game_id: int, after: int
+    ) -> tuple[dict[str, Any] | None, bool, GameAccess | None]:
+        """Game ``game_id``'s view frame if it moved past ``after`` (else ``None``), whether
+        the game is over (nothing more will come), and the caller's access read for it."""
         found = self.read(game_id, seats=True)
         after = max(after, self.told.get(game_id, -1))  # this client's own move's view: sent
         if found is not None and found.game.sequence <= after:
-            return None, found.game.is_over
+            return None, found.game.is_over, None
         access = self.access(game_id, found)
-        if not access.game.is_over:
-            self.accesses[game_id] = access
         with translation.override(self.language), autoplay.seats_read_once():
             table = access.game.table_id
             if found is not None and found.seats is not None and table is not None:
@@ -575,19 +574,26 @@ class PushConsumer(AsyncWebsocketConsumer):
         # The view's own sequence: where the fold this process kept did not serve, the
         # stream was read to its end, which a commit since the row may have moved on.
         frame = {"type": "view", "game": game_id, "sequence": view["sequence"], "view": view}
-        return frame, access.game.is_over
+        return frame, access.game.is_over, access
 
     # -- views from a change's fold ----------------------------------------------------------
 
     def frame_from_fold(
-        self, game_id: int, sequence: int, game: Game | None, state: Any
+        self,
+        game_id: int,
+        sequence: int,
+        game: Game | None,
+        state: Any,
+        built: dict[tuple[Any, ...], dict[str, Any]],
     ) -> dict[str, Any] | None:
         """In the thread that made a change of game ``game_id`` (:func:`on_game_changed`):
         its view frame for this client, built from the row ``game`` and the ``state`` the
         change committed, or ``None`` where the follow is to read instead: while this client
         makes a move of its own in the game (its answer carries the view), once the game is
         over, when the sign-in is due for its check, or before the follow has read its
-        access."""
+        access.  ``built``: the frames built for this change so far, by what a view depends
+        on (the seat, organiser or not, the language): followers who see the game alike
+        share one."""
         access = self.accesses.get(game_id)
         if (
             access is None
@@ -599,9 +605,12 @@ class PushConsumer(AsyncWebsocketConsumer):
             or self.recheck_due()
         ):
             return None
-        with translation.override(self.language):
-            view = view_of(dataclasses.replace(access, game=game), state)
-        return {"type": "view", "game": game_id, "sequence": view["sequence"], "view": view}
+        alike = (access.seat, access.organiser, self.language)
+        if alike not in built:
+            with translation.override(self.language):
+                view = view_of(dataclasses.replace(access, game=game), state)
+            built[alike] = {"type": "view", "game": game_id, "sequence": sequence, "view": view}
+        return built[alike]
 
     def hand_over(self, game_id: int, sequence: int, frame: dict[str, Any] | None) -> None:
         """In the event loop: wake the follow of game ``game_id`` as the change's message
@@ -647,7 +656,7 @@ class PushConsumer(AsyncWebsocketConsumer):
                         heard = waiter.heard
                         continue
                     try:
-                        frame, over = await waiting.run_sync(self.view, game_id, after)
+                        frame, over, access = await waiting.run_sync(self.view, game_id, after)
                     except Exception as error:
                         if unavailable_reason(error) is None:
                             raise
@@ -659,6 +668,10 @@ class PushConsumer(AsyncWebsocketConsumer):
                         await asyncio.sleep(waiting.RECONNECT_SECONDS)
                         continue
                     told = False
+                    if access is not None and not over:
+                        # Kept by the follow itself, in the event loop: an unfollow meanwhile
+                        # (the read cancelled) leaves none behind for a later follow.
+                        self.accesses[game_id] = access
                     if frame is not None:
                         await self.send_json(frame)
                         after = frame["sequence"]
@@ -725,19 +738,29 @@ def on_game_changed(
     followers = _follows.of(game_id)
     if not followers:
         return
+    built: dict[tuple[Any, ...], dict[str, Any]] = {}
+    failed = False
     # The table's seats (who plays by bot, which every view shows) read once for them all,
     # and by the tasks' receiver after them (the block of the move's answer, if in one).
     with autoplay.seats_read_once():
         for consumer in followers:
+            loop = consumer.loop
+            if loop is None or loop.is_closed():  # its connection is gone
+                _follows.remove(game_id, consumer)
+                continue
+            frame = None
+            if not failed:  # after a failure (the database away), every follow reads
+                try:
+                    frame = consumer.frame_from_fold(game_id, sequence, game, state, built)
+                except Exception:
+                    log.exception(
+                        "push channel: game %s at %s: its follows read it", game_id, sequence
+                    )
+                    failed = True
             try:
-                frame = consumer.frame_from_fold(game_id, sequence, game, state)
-            except Exception:
-                log.exception("push channel: game %s at %s: the follow reads it", game_id, sequence)
-                frame = None
-            # RuntimeError: its event loop has closed, and so has the connection.
-            with contextlib.suppress(RuntimeError):
-                if consumer.loop is not None:
-                    consumer.loop.call_soon_threadsafe(consumer.hand_over, game_id, sequence, frame)
+                loop.call_soon_threadsafe(consumer.hand_over, game_id, sequence, frame)
+            except RuntimeError:  # its event loop closed meanwhile, and so did the connection
+                _follows.remove(game_id, consumer)
 
 
 def _highest(heard: int | None, more: int | None) -> int | None:
