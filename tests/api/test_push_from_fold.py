@@ -88,6 +88,23 @@ class Follower:
         await self.talk.wait(10)
 
 
+def first_action(api: Api, world: ClubWorld, game: Game, names: tuple[str, ...], key: str) -> int:
+    """The seat ``game`` waits for (one of ``names``) makes its first legal action through
+    the REST API: the game's new sequence."""
+    game.refresh_from_db()
+    player = game.context["seats"][game.waiting_for[0]]["player"]
+    name = next(n for n in names if world.players[n].pk == player)
+    shown = api.get(f"/api/v1/games/{game.pk}", token=world.tokens[name])[1]
+    status, body, _ = api.post(
+        f"/api/v1/games/{game.pk}/actions",
+        {"action": shown["legal_actions"][0], "expected_sequence": shown["sequence"]},
+        token=world.tokens[name],
+        headers={"Idempotency-Key": f"{key}-{shown['sequence']}"},
+    )
+    assert status == 200, body
+    return int(body["sequence"])
+
+
 def test_a_move_is_pushed_to_this_process_s_follows_from_its_fold_as_the_api_shows_it(
     world: ClubWorld, api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -212,33 +229,19 @@ def test_a_follows_read_of_a_move_made_elsewhere_is_one_statement_its_new_events
     assert first is not None
     kept = _cache.get(game.pk)  # the fold this process keeps
     assert kept is not None
-    for n in range(3):
-        game.refresh_from_db()
-        seat = game.waiting_for[0]
-        name = next(
-            n
-            for n in ("alice", "bob")
-            if game.context["seats"][seat]["player"] == world.players[n].pk
-        )
-        shown = api.get(f"/api/v1/games/{game.pk}", token=world.tokens[name])[1]
-        status, body, _ = api.post(
-            f"/api/v1/games/{game.pk}/actions",
-            {"action": shown["legal_actions"][0], "expected_sequence": shown["sequence"]},
-            token=world.tokens[name],
-            headers={"Idempotency-Key": f"elsewhere-{n}"},
-        )
-        assert status == 200, body
+    for _ in range(3):
+        sequence = first_action(api, world, game, ("alice", "bob"), "elsewhere")
     # As if those moves were made in another process: this one keeps the fold it had.
     _cache.put(game.pk, *kept)
     with CaptureQueriesContext(connection) as queries:
         frame, over, _ = consumer.view(game.pk, first["sequence"])
     assert len(queries) == 1, [q["sql"] for q in queries]
     assert frame is not None and not over
-    assert frame["sequence"] == body["sequence"] > first["sequence"]
+    assert frame["sequence"] == sequence > first["sequence"]
     shown = api.get(f"/api/v1/games/{game.pk}", token=world.tokens["alice"])[1]
     assert timeless(frame["view"]) == timeless(shown)
     # The fold kept is moved on to the row's last event.
-    assert _cache.get(game.pk)[0].sequence == body["sequence"]  # type: ignore[index]
+    assert _cache.get(game.pk)[0].sequence == sequence  # type: ignore[index]
 
 
 def test_a_follow_due_for_its_sign_in_check_reads_and_a_revoked_token_is_cut_off_at_a_move(
@@ -256,19 +259,7 @@ def test_a_follow_due_for_its_sign_in_check_reads_and_a_revoked_token_is_cut_off
         return await asyncio.get_running_loop().run_in_executor(thread, call, *args)
 
     def move() -> int:
-        game.refresh_from_db()
-        seat = game.waiting_for[0]
-        player = game.context["seats"][seat]["player"]
-        name = next(n for n in ("alice", "bob") if world.players[n].pk == player)
-        shown = api.get(f"/api/v1/games/{game.pk}", token=world.tokens[name])[1]
-        status, body, _ = api.post(
-            f"/api/v1/games/{game.pk}/actions",
-            {"action": shown["legal_actions"][0], "expected_sequence": shown["sequence"]},
-            token=world.tokens[name],
-            headers={"Idempotency-Key": f"due-{shown['sequence']}"},
-        )
-        assert status == 200, body
-        return int(body["sequence"])
+        return first_action(api, world, game, ("alice", "bob"), "due")
 
     def revoke() -> None:
         status, _, _ = api.delete(f"/api/v1/tokens/{token.pk}", token=key)
