@@ -20,9 +20,10 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import psycopg
 import pytest
 from asgiref.testing import ApplicationCommunicator
-from django.db import connection, connections
+from django.db import OperationalError, connection, connections
 from django.test.utils import CaptureQueriesContext
 
 from tests.api.conftest import Api, timeless
@@ -286,3 +287,44 @@ def test_a_follow_due_for_its_sign_in_check_reads_and_a_revoked_token_is_cut_off
     finally:
         thread.submit(connections.close_all).result()
         thread.shutdown()
+
+
+def test_a_follow_whose_access_read_fails_with_the_database_away_is_made_and_sends_its_view(
+    world: ClubWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A follow of a game sent while PostgreSQL restarts: told 503, and followed all the
+    same (its access read once the database answers), as a follow whose read fails is
+    retried by the server: never left following nothing (a fault run's table stuck at its
+    next deal, whose follow had been refused with a 503 and never made)."""
+    _, game = tournament_game(world, "old_maid", ("alice", "bob"))
+    game_for_caller = push.sql.game_for_caller
+    calls: list[int] = []
+
+    def away_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:  # as Django raises psycopg's error
+            try:
+                raise psycopg.OperationalError("the database system is shutting down")
+            except psycopg.OperationalError as error:
+                raise OperationalError(str(error)) from error
+        return game_for_caller(*args, **kwargs)
+
+    monkeypatch.setattr(push.sql, "game_for_caller", away_once)
+
+    async def check() -> None:
+        follower = Follower(world.tokens["alice"])
+        try:
+            await follower.talk.send_input({"type": "websocket.connect"})
+            assert (await follower.talk.receive_output(10))["type"] == "websocket.accept"
+            assert (await follower.next())["type"] == "hello"
+            await follower.send({"type": "follow", "game": game.pk})
+            told = await follower.next()
+            assert told["type"] == "problem" and told["game"] == game.pk, told
+            assert told["problem"]["status"] == 503 and "key" not in told
+            frame = await follower.view_at(game.sequence)
+            assert frame["view"]["seat"] is not None
+        finally:
+            await follower.close()
+
+    asyncio.run(check())
+    assert len(calls) >= 2

@@ -433,7 +433,19 @@ class PushConsumer(AsyncWebsocketConsumer):
             # Counted, checked and (a 404 now, before anything is followed, when there is no
             # such game to see) its access read in one hop to a thread, not two.
             following = len(self.follows) if game not in self.follows else None
-            await waiting.run_sync(self.may_follow, game, after, following)
+            told = False  # of the database failing
+            try:
+                await waiting.run_sync(self.may_follow, game, after, following)
+            except Exception as error:
+                if unavailable_reason(error) is None:
+                    raise
+                # The database away while the access was read: followed all the same, and
+                # told (503). The follow reads, its access checked, once the database answers
+                # (a 404 then ends it), as a follow whose read fails is retried by the server:
+                # a client is never left following nothing after a 503 (a fault run's stuck
+                # table: a follow of a table's next game refused while PostgreSQL restarted).
+                await self.problem(error, game=game)
+                told = True
             previous = self.follows.pop(game, None)
             if previous is not None:  # followed again (from another sequence): its slot stays
                 previous.cancel()
@@ -442,7 +454,8 @@ class PushConsumer(AsyncWebsocketConsumer):
                 # carries, so that a page of one game holds one slot, as its SSE stream did)
                 # counts against the caller's open streams (429).
                 self.extra.append(await waiting.run_sync(capacity.take, self.caller))
-            self.follows[game] = asyncio.get_running_loop().create_task(self.follow(game, after))
+            following_now = self.follow(game, after, told=told)
+            self.follows[game] = asyncio.get_running_loop().create_task(following_now)
             return
         self.acting.add(game)
         answer: dict[str, Any] | None = None
@@ -626,15 +639,16 @@ class PushConsumer(AsyncWebsocketConsumer):
 
     # -- following -------------------------------------------------------------------------
 
-    async def follow(self, game_id: int, after: int) -> None:
-        """Push game ``game_id``'s view each time it moves, until it is over or unfollowed."""
+    async def follow(self, game_id: int, after: int, *, told: bool = False) -> None:
+        """Push game ``game_id``'s view each time it moves, until it is over or unfollowed
+        (``told``: the client was told already that the database is away)."""
         mine: waiting.Waiter | None = None
         try:
             with waiting.listening([notify.channel(game_id)]) as (waiter, found):
                 # Registered first: a move committed from now on wakes the waiter.
                 self.waiters[game_id] = mine = waiter
                 _follows.add(game_id, self)
-                told = False  # of the database failing, once until it answers again
+                # Of the database failing, once until it answers again.
                 # The highest sequence heard of since the last read (None: read, something
                 # may have been missed): a move this client has been sent already, its own
                 # answered one above all, needs no read of the database.
