@@ -245,6 +245,11 @@ def frame_text(content: dict[str, Any]) -> str:
     return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+def view_frame(game_id: int, view: dict[str, Any]) -> dict[str, Any]:
+    """The frame that pushes game ``game_id``'s ``view`` (a follow's read, or a move's fold)."""
+    return {"type": "view", "game": game_id, "sequence": view["sequence"], "view": view}
+
+
 class SignedOut(exceptions.NotAuthenticated):
     """The connection's token was revoked, or its session ended, since it connected."""
 
@@ -586,8 +591,7 @@ class PushConsumer(AsyncWebsocketConsumer):
             view = view_of(access, at_row=True)  # the row read just now
         # The view's own sequence: where the fold this process kept did not serve, the
         # stream was read to its end, which a commit since the row may have moved on.
-        frame = {"type": "view", "game": game_id, "sequence": view["sequence"], "view": view}
-        return frame, access.game.is_over, access
+        return view_frame(game_id, view), access.game.is_over, access
 
     # -- views from a change's fold ----------------------------------------------------------
 
@@ -622,7 +626,7 @@ class PushConsumer(AsyncWebsocketConsumer):
         if alike not in built:
             with translation.override(self.language):
                 view = view_of(dataclasses.replace(access, game=game), state)
-            built[alike] = {"type": "view", "game": game_id, "sequence": sequence, "view": view}
+            built[alike] = view_frame(game_id, view)
         return built[alike]
 
     def hand_over(self, game_id: int, sequence: int, frame: dict[str, Any] | None) -> None:
