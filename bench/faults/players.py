@@ -361,8 +361,9 @@ async def play_seat_ws(
     one WebSocket that follows the seat's game and is pushed every new view, the moves sent
     over it.  A move's latency is from sending it to its ``acted`` answer (``post_ms``); a
     pushed view counts as a long-poll answered (``waits``).  A lost connection is opened
-    again and the game followed from the last sequence seen (nothing is missed); a move
-    unanswered by then is sent again with its key.
+    again and the game followed from the last sequence seen (nothing is missed), as is a
+    follow the server answered with a 5xx problem; a move unanswered by then is sent again
+    with its key.
     """
     import aiohttp
 
@@ -417,6 +418,15 @@ async def play_seat_ws(
                             if mine and pending is not None:
                                 await asyncio.sleep(0.2)
                                 await ws.send_json(pending[1])
+                            elif frame.get("game") == game:
+                                # The follow's own failure (the database away): the server
+                                # goes on with it, but a client cannot tell that from a
+                                # follow that ended, so it follows again from the last view
+                                # it has (a follow of a game followed replaces it).
+                                await asyncio.sleep(1.0)
+                                after = view["sequence"] if view is not None else -1
+                                follow = {"type": "follow", "game": game, "after": after}
+                                await ws.send_json(follow)
                             continue
                         if mine:
                             pending = None
