@@ -41,7 +41,15 @@ from tournaments.play.projection import (
     _project,
     _seed_of,
 )
-from tournaments.play.state import _cache, _fresh, _game, _load, deal_of, stream_name
+from tournaments.play.state import (
+    _cache,
+    _fresh,
+    _game,
+    _load,
+    deal_of,
+    keep_deal,
+    stream_name,
+)
 
 #: ``game``, the game's row as that change left it (a copy: receivers may keep it);
 #: ``users``, the logins whose account feed it wrote to (:mod:`tournaments.play.feed`).
@@ -312,6 +320,7 @@ def _append_and_project(
     *,
     key: str | None = None,
     digest: str = "",
+    logins: Mapping[int, int] | None = None,
 ) -> tuple[AppendResult, Any]:
     """Append ``events`` to ``game``'s stream at ``expected`` (``before``: the state there,
     ``None`` for its deal) with the row's projection and the account notices as writes
@@ -323,7 +332,8 @@ def _append_and_project(
     :data:`~events.store.LAST_ID`), and ``game`` takes it only once they are.  A change
     that ends a game played at a table sends :data:`game_ended` (the series hook deals the
     next game) and must be made in a transaction, so that the hook's writes are in it.
-    Nothing is written for a replay (``replayed``, and the state ``None``).
+    Nothing is written for a replay (``replayed``, and the state ``None``).  ``logins``:
+    the login playing each seat, if the caller has them (:func:`feed.notices_of`).
     """
     now = timezone.now()
     steps = []
@@ -366,7 +376,7 @@ def _append_and_project(
     moved = copy.copy(game)
     for name, value in written.items():
         setattr(moved, name, value)
-    notices = feed.notices_of(moved, dealt=dealt, ended=ended)
+    notices = feed.notices_of(moved, dealt=dealt, ended=ended, logins=logins)
     along = [sql.update_along(game, written, {"last_event": LAST_ID})]
     told = sql.account_notices_along(notices)
     if told is not None:
@@ -390,19 +400,29 @@ def _append_and_project(
         # The table's series goes on (or ends) in the same transaction as the move that
         # ended this game: a series can never be left without its next game.
         game_ended.send(sender=Game, game=game)
-    _when_committed(game, appended.events, state, feed.told(notices))
+    deal = steps[0][0].payload if dealt else None
+    _when_committed(game, appended.events, state, feed.told(notices), deal)
     return appended, state
 
 
-def _when_committed(game: Game, events: Sequence[StoredEvent], state: Any, told: set[int]) -> None:
+def _when_committed(
+    game: Game,
+    events: Sequence[StoredEvent],
+    state: Any,
+    told: set[int],
+    deal: Mapping[str, Any] | None = None,
+) -> None:
     """After the commit of a change that left ``game``'s row as it is and the game at
-    ``state``: the fold kept, and :data:`game_changed` sent (at once in autocommit mode)."""
+    ``state``: the fold kept (and ``deal``, the stream's first event as stored, if the
+    change dealt the game), and :data:`game_changed` sent (at once in autocommit mode)."""
     game_id, last, sequence = game.pk, events[-1], events[-1].sequence
     # The receivers get a copy of the row as this change left it, so that they need
     # not read it again (the caller may go on changing its own instance).
     row = copy.copy(game)
     dealt = game.created_at
     transaction.on_commit(lambda: _cache.put(game_id, last, state, dealt))
+    if deal is not None:
+        transaction.on_commit(lambda: keep_deal(row, deal))
     transaction.on_commit(
         lambda: game_changed.send(
             sender=Game, game_id=game_id, sequence=sequence, game=row, state=state, users=told

@@ -45,6 +45,7 @@ def create_game(
     server_seed: bytes | None = None,
     client_seeds: Sequence[str] = (),
     nonce: int = 0,
+    logins: Mapping[int, int] | None = None,
 ) -> Game:
     """Deal a new game of ``kind`` at ``seats`` seats and store it.
 
@@ -57,6 +58,8 @@ def create_game(
     Raises ``KeyError`` for an unknown game and :class:`IllegalAction` for bad
     seats, dealer, deck or options.  ``first_turn_grace`` seconds are added to the
     deadlines the deal starts (the game's first turn: time for players to arrive).
+    ``logins``: the login playing each seat that one plays, where the caller has just read
+    them (a table's next deal): the deal's account notices then read none.
     """
     engine = get_game(kind)
     if not isinstance(seats, int) or isinstance(seats, bool) or seats < 1:
@@ -96,7 +99,7 @@ def create_game(
     if shuffle is not None:
         extra["shuffle"] = shuffle
     first = dealt[0] | extra
-    return _store_new_game(engine, [first, *dealt[1:]], cause_kind, cause_id)
+    return _store_new_game(engine, [first, *dealt[1:]], cause_kind, cause_id, logins=logins)
 
 
 def import_game(record: Mapping[str, Any], *, context: Any = None) -> Game:
@@ -150,6 +153,7 @@ def _store_new_game(
     cause_id: str,
     *,
     resolve_chance: bool = True,
+    logins: Mapping[int, int] | None = None,
 ) -> Game:
     # No savepoint when the series hook deals inside a move's transaction: a failure here
     # fails that whole transaction, nothing catches it and goes on.
@@ -166,5 +170,5 @@ def _store_new_game(
             new += chance
         # No savepoint (two statements at every deal, issue 24): the game's stream is
         # new with its row, so no other writer can meet this append.
-        _append_and_project(game, engine, new, None, 0)
+        _append_and_project(game, engine, new, None, 0, logins=logins)
     return game

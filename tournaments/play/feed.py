@@ -18,16 +18,15 @@ game has started can ask the same.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from threading import Lock
 from typing import Any
 
 from events.store import Position
 from tournaments import sql
 from tournaments.models import AccountNotice, Game
 from tournaments.play.context import GameContext
+from tournaments.recent import Recent
 
 Kind = AccountNotice.Kind
 
@@ -50,9 +49,7 @@ class Notice:
 #: (:class:`~tournaments.models.SeatedLoginChange`), so a move needs no query for them.
 #: Keyed by the game's id and the time of its deal: an id given back by a transaction
 #: rolled back (SQLite reuses them) names another game.
-_known: OrderedDict[tuple[int, Any], dict[int, int]] = OrderedDict()
-_known_lock = Lock()
-_KNOWN_MOST = 4096
+_known: Recent[tuple[int, Any], dict[int, int]] = Recent(4096)
 
 
 def seat_users(game: Game) -> dict[int, int]:
@@ -60,25 +57,27 @@ def seat_users(game: Game) -> dict[int, int]:
     people without a login have none)."""
     key = (game.pk, game.created_at)
     if game.table_id is not None:
-        with _known_lock:
-            found = _known.get(key)
+        found = _known.get(key)
         if found is not None:
             return found
     ids = GameContext.of(game).seat_player_ids()
     users = sql.player_users(pid for pid in ids if pid is not None)
     seats = {seat: users[pid] for seat, pid in enumerate(ids) if pid in users and seat < game.seats}
     if game.table_id is not None:
-        with _known_lock:
-            _known[key] = seats
-            while len(_known) > _KNOWN_MOST:
-                _known.popitem(last=False)
+        _known.put(key, seats)
     return seats
 
 
-def notices_of(game: Game, *, dealt: bool, ended: bool) -> list[tuple[int, int, int, int, str]]:
+def notices_of(
+    game: Game, *, dealt: bool, ended: bool, logins: Mapping[int, int] | None = None
+) -> list[tuple[int, int, int, int, str]]:
     """The notices ``(user, game, seat, sequence, kind)`` of a change that left ``game``'s
     row as it is: written with the change's append
-    (:func:`tournaments.sql.account_notices_along`)."""
+    (:func:`tournaments.sql.account_notices_along`).  ``logins``: the login playing each
+    seat, where the caller has just read them (a table's next deal, with its seated
+    players: issue 24, a statement fewer a deal); kept as :func:`seat_users` reads them."""
+    if logins is not None and game.table_id is not None:
+        _known.put((game.pk, game.created_at), dict(logins))
     users = seat_users(game)
     notices: list[tuple[int, int, int, int, str]] = []
     for seat, user in sorted(users.items()):

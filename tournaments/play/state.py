@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Mapping
 from datetime import datetime
-from functools import lru_cache
-from threading import Lock
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -16,6 +13,7 @@ from events import store
 from events.store import Conflict, StoredEvent
 from tournaments import sql
 from tournaments.models import Game
+from tournaments.recent import Recent
 
 #: Who looks at a game: a seat number, ``None`` for a spectator, or ``"organiser"``.
 Viewer = int | None | Literal["organiser"]
@@ -56,32 +54,21 @@ class _StateCache:
     """
 
     def __init__(self, size: int = 2048) -> None:
-        self.size = size
         #: By game id: the last event folded, the state, and when the game was dealt.
-        self.entries: OrderedDict[int, tuple[StoredEvent, Any, datetime | None]] = OrderedDict()
-        self.lock = Lock()
+        self._kept: Recent[int, tuple[StoredEvent, Any, datetime | None]] = Recent(size)
 
     def get(self, game_id: int) -> tuple[StoredEvent, Any, datetime | None] | None:
-        with self.lock:
-            entry = self.entries.get(game_id)
-            if entry is not None:
-                self.entries.move_to_end(game_id)
-            return entry
+        return self._kept.get(game_id)
 
     def put(
         self, game_id: int, last: StoredEvent, state: Any, dealt: datetime | None = None
     ) -> None:
         """Keep ``state``, folded up to ``last``, of the game dealt at ``dealt`` (its row's
         ``created_at``: a row of the same id in a database reset since is another game)."""
-        with self.lock:
-            self.entries[game_id] = (last, state, dealt)
-            self.entries.move_to_end(game_id)
-            while len(self.entries) > self.size:
-                self.entries.popitem(last=False)
+        self._kept.put(game_id, (last, state, dealt))
 
     def clear(self) -> None:
-        with self.lock:
-            self.entries.clear()
+        self._kept.clear()
 
 
 _cache = _StateCache()
@@ -89,7 +76,8 @@ _cache = _StateCache()
 
 def deal_of(game: Game) -> Mapping[str, Any]:
     """The payload of ``game``'s first event, its deal (the deck, the shuffle's seed),
-    read from the stream once per process (read-only: it is shared).
+    read from the stream once per process, and not at all in the process that dealt the
+    game (:func:`keep_deal`; read-only: it is shared).
 
     A game's end reads it for the seed it reveals, and every view of the revealed game
     for its deck and seed: three reads of one event at a deal's end (issue 24).  An event
@@ -98,12 +86,24 @@ def deal_of(game: Game) -> Mapping[str, Any]:
     """
     if game.created_at is None:  # not a row of the database: nothing to tell it by
         return MappingProxyType(store.read_stream(game.stream, limit=1)[0].payload)
-    return _deal(game.stream, game.created_at)
+    found = _deals.get((game.stream, game.created_at))
+    if found is not None:
+        return found
+    payload = MappingProxyType(store.read_stream(game.stream, limit=1)[0].payload)
+    keep_deal(game, payload)
+    return payload
 
 
-@lru_cache(maxsize=2048)
-def _deal(stream: str, dealt: datetime) -> Mapping[str, Any]:
-    return MappingProxyType(store.read_stream(stream, limit=1)[0].payload)
+def keep_deal(game: Game, payload: Mapping[str, Any]) -> None:
+    """Keep ``payload``, the first event of ``game``'s stream as stored, for
+    :func:`deal_of`: its deal's commit keeps it, so that the game's end in the process that
+    dealt it reads nothing more (issue 24)."""
+    if game.created_at is not None:
+        _deals.put((game.stream, game.created_at), MappingProxyType(dict(payload)))
+
+
+#: :func:`deal_of`'s deals, by stream and the time of the deal.
+_deals: Recent[tuple[str, datetime], Mapping[str, Any]] = Recent(2048)
 
 
 def _load(game: Game, *, at_row: bool = False) -> tuple[Engine[Any], Any, int, StoredEvent]:

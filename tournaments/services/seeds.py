@@ -80,16 +80,20 @@ def _freeze_round_contributions(round_: Round) -> None:
     )
 
 
-def _commit_table_seed(table: Table, number: int) -> None:
+def _commit_table_seed(table: Table, number: int, *, write: bool = True) -> None:
     """Draw the server seed of ``table``'s deal ``number`` and show its commitment now.
 
     The seed goes to the table's event stream (secret until that game is over); the
     commitment is the table's ``next_commitment`` until the deal, so that players can
     see it, and change their client seeds, before the deck is fixed (docs/fairness.md).
+    Not ``write``: set on ``table`` only, for the caller to write with its own change of
+    the table's row, in the same transaction (a deal's end: one ``UPDATE`` where there
+    were two, issue 24).
     """
     seed = randomness.source.new_seed()
     table.next_commitment = commitment(seed)
-    sql.set_next_commitment(table.pk, table.next_commitment)
+    if write:
+        sql.set_next_commitment(table.pk, table.next_commitment)
     store.append(
         f"{TABLE_STREAM_PREFIX}{table.pk}",
         [

@@ -13,6 +13,8 @@ back.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -24,6 +26,7 @@ from engine.registry import get_game
 from engine.series import SeriesFormat
 from tournaments import play, sql
 from tournaments.models import Game, Round, Table, Tournament
+from tournaments.recent import Recent
 from tournaments.seating import duplicate_seed
 from tournaments.services.base import ServiceError
 from tournaments.services.seeds import (
@@ -48,7 +51,9 @@ def _deal_table_game(
     before this deal, mixed with the seated players' client seeds and ``number``; the
     next deal's seed is committed at once.  With duplicate deals it derives from the
     round's seed mixed with the contributions of every player of the round, frozen
-    when the round began (so every table of a size gets the same decks).
+    when the round began (so every table of a size gets the same decks).  That seed's
+    commitment is set on ``table`` (``next_commitment``) and not written: the caller
+    writes it with its own change of the table's row, in the same transaction.
     """
     seats = sql.seated_players(table.pk)
     deck: list[str] | None = None
@@ -70,7 +75,7 @@ def _deal_table_game(
         server_seed = _table_seed(table, number)
         # A table seated before client seeds existed has none: a fresh seed, as before.
         if server_seed is not None:
-            _commit_table_seed(table, number + 1)
+            _commit_table_seed(table, number + 1, write=False)
     context = {
         "tournament": tournament.pk,
         "round": round_.number,
@@ -92,6 +97,8 @@ def _deal_table_game(
             server_seed=server_seed,
             client_seeds=[s.client_seed for s in seats] if server_seed else (),
             nonce=number,
+            # By place in the context's seats, as the feed reads them back from it.
+            logins={n: s.user for n, s in enumerate(seats) if s.user is not None},
         )
     except IllegalAction as error:
         raise ServiceError(
@@ -171,8 +178,7 @@ def game_over(game: Game) -> None:
         table.series_scores = series_rules.scored(fmt, table.series_scores, game.result, seats)
         counted = ["series_deals", "series_scores"]
         if not series_rules.finished(fmt, table.series_deals, table.series_scores):
-            sql.update_row(table, counted)
-            _deal_table_game(
+            dealt = _deal_table_game(
                 tournament,
                 round_,
                 table,
@@ -180,6 +186,9 @@ def game_over(game: Game) -> None:
                 series_rules.next_dealer(game.dealer, seats),
                 "system",
             )
+            sql.update_row(table, [*counted, "next_commitment"])
+            ended, following = (game.pk, game.created_at), dealt.pk
+            transaction.on_commit(lambda: _next_deals.put(ended, following))
             return
         table.placings = series_rules.ranked(table.series_scores)
         table.status = Table.Status.FINISHED
@@ -198,6 +207,23 @@ def game_over(game: Game) -> None:
         if round_.number >= tournament.rounds:
             tournament.status = Tournament.Status.FINISHED
             tournament.save(update_fields=["status"])
+
+
+#: Each table game's next deal once committed, by the ended game's id and time of deal
+#: (every view of the ended game names it: a read fewer at each deal's end, issue 24).
+_next_deals: Recent[tuple[int, datetime | None], int] = Recent(4096)
+
+
+def next_game(game: Game) -> int | None:
+    """Once ``game`` is over: the id of its table's next game, if the series dealt one
+    (dealt in the transaction that ended it, so an over game's views name it).  Known
+    without a read in the process that dealt it."""
+    if not game.is_over or game.table_id is None or game.number_in_series is None:
+        return None
+    found = _next_deals.get((game.pk, game.created_at))
+    if found is not None:
+        return found
+    return sql.next_game_of_table(game.table_id, game.number_in_series)
 
 
 def on_game_ended(sender: object, game: Game, **kwargs: object) -> None:

@@ -15,7 +15,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments import play as games
-from tournaments import sql
 from tournaments.api import capacity, waiting
 from tournaments.api.pagination import Pagination, whole_number
 from tournaments.api.permissions import GameAccess, game_access, seat_player_ids, signed_in
@@ -33,6 +32,7 @@ from tournaments.api.serializers.games import deadline_list, plain_action
 from tournaments.api.views.common import GAME_ID, paginate, positive_query
 from tournaments.models import Game
 from tournaments.play import GameContext, keys, table_id_of
+from tournaments.services import series
 from tournaments.services.access import visible_games
 from tournaments.workers import autoplay, clock, notify
 
@@ -87,20 +87,10 @@ def view_of(
     view["tournament"] = context.tournament
     view["table"] = table_id_of(game)
     view["sitting"] = sitting
-    view["next_game_id"] = _next_game(game)
+    # Once over: the table's next deal, so that a client goes on to it from the view it
+    # has, instead of reading the table (whose answer grows with the series).
+    view["next_game_id"] = series.next_game(game)
     return view
-
-
-def _next_game(game: Game) -> int | None:
-    """Once ``game`` is over: the id of its table's next game, if the series dealt one.
-
-    Lets a client go on to the next deal from the view it already has, instead of
-    reading the table (whose answer grows with the series).  The next game is
-    dealt in the transaction that ends this one, so an over view names it.
-    """
-    if not game.is_over or game.table_id is None or game.number_in_series is None:
-        return None
-    return sql.next_game_of_table(game.table_id, game.number_in_series)
 
 
 class GameListView(APIView):
