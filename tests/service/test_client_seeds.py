@@ -15,6 +15,7 @@ import json
 import random
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -370,3 +371,64 @@ def test_a_standalone_game_that_cannot_be_played_is_refused_before_any_commitmen
             services.commit_standalone_deal(kind, players)
         assert refused.value.field == field
     assert not services.standalone_deals_waiting(world.users["alice"])
+
+
+def _over_when_dealt(cards: Sequence[str]) -> list[str]:
+    """A two-seat Old Maid deck whose first hand dealt (26 cards) is 13 pairs: that seat goes
+    out at the opening discard and the other holds the odd queen, so the game is over as
+    soon as it is dealt."""
+    by_rank: dict[str, list[str]] = {}
+    for card in cards:
+        by_rank.setdefault(card[0], []).append(card)
+    first = [card for group in by_rank.values() for card in group[:2]]
+    second = [card for group in by_rank.values() for card in group[2:]]
+    assert len(first) == 26 and len(second) == 25
+    deck = [""] * 51
+    deck[0::2], deck[1::2] = first, second
+    return deck
+
+
+@pytest.mark.parametrize("which", [1, 2])
+def test_a_deal_over_as_soon_as_it_is_dealt_leaves_the_next_deals_commitment_shown(
+    monkeypatch: pytest.MonkeyPatch, which: int
+) -> None:
+    """A deal can be over when dealt (every hand but one emptied by its pairs): it ends in
+    the transaction that deals it, and the series hook deals the one after in it too.  The
+    table then shows that one's successor's commitment, and each deal was committed before
+    it was dealt, whether the deal over at once was a round's first (``which`` 1) or dealt
+    at a deal's end (2)."""
+    calls = []
+
+    def rigged(seed: bytes, cards: Sequence[str]) -> list[str]:
+        calls.append(seed)
+        return _over_when_dealt(cards) if len(calls) == which else derive_deck(seed, cards)
+
+    monkeypatch.setattr("tournaments.play.deals.derive_deck", rigged)
+    club = factories.club("Quick Club")
+    users = [factories.user(name, password="pw") for name in ("ann", "bo")]
+    t = factories.tournament(
+        club,
+        [factories.person(club, user.username.title(), user) for user in users],
+        game="old_maid",
+        rounds=1,
+        name="Quick night",
+        series=SeriesFormat("losses", 4),
+        table_min=2,
+        table_max=2,
+    )
+    round_ = services.start_round(t, auto_check_in=True, rng=random.Random(3))
+    services.begin_round(round_)
+    table = Table.objects.get(round=round_)
+    if which == 2:
+        play(Game.objects.get(table=table, number_in_series=1), random.Random(1))
+    games = list(Game.objects.filter(table=table).order_by("number_in_series"))
+    assert [g.status for g in games] == [Game.Status.OVER] * which + [Game.Status.RUNNING]
+    table.refresh_from_db()
+    assert table.series_deals == which
+    seeds = {
+        e.payload["game_number"]: e.payload["commitment"]
+        for e in store.read_stream(f"table-{table.pk}")
+    }
+    for game in games:
+        assert game.commitment == seeds[game.number_in_series]
+    assert table.next_commitment == seeds[which + 2] != seeds[which + 1]

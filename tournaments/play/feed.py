@@ -44,7 +44,7 @@ class Notice:
     kind: str
 
 
-#: Tournament games' seat logins, per process (the most recent :data:`_KNOWN_MOST`): a
+#: Tournament games' seat logins, per process (the 4,096 most recent): a
 #: player's login cannot change while they sit at a table in play
 #: (:class:`~tournaments.models.SeatedLoginChange`), so a move needs no query for them.
 #: Keyed by the game's id and the time of its deal: an id given back by a transaction

@@ -77,7 +77,7 @@ _cache = _StateCache()
 def deal_of(game: Game) -> Mapping[str, Any]:
     """The payload of ``game``'s first event, its deal (the deck, the shuffle's seed),
     read from the stream once per process, and not at all in the process that dealt the
-    game (:func:`keep_deal`; read-only: it is shared).
+    game while it keeps it (:func:`keep_deal`; read-only: it is shared).
 
     A game's end reads it for the seed it reveals, and every view of the revealed game
     for its deck and seed: three reads of one event at a deal's end (issue 24).  An event

@@ -393,9 +393,10 @@ def begin_round(round_: Round) -> Round:
         if tournament.duplicate_deals:
             _freeze_round_contributions(round_)
         for table in tables:
-            _deal_table_game(tournament, round_, table, 1, table.first_dealer, "organiser")
             table.status = Table.Status.PLAYING
-            table.save(update_fields=["status", "next_commitment"])
+            _deal_table_game(
+                tournament, round_, table, 1, table.first_dealer, "organiser", written=["status"]
+            )
         round_.status = Round.Status.PLAYING
         round_.started_at = timezone.now()
         round_.save(update_fields=["status", "started_at"])

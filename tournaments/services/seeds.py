@@ -87,8 +87,8 @@ def _commit_table_seed(table: Table, number: int, *, write: bool = True) -> None
     commitment is the table's ``next_commitment`` until the deal, so that players can
     see it, and change their client seeds, before the deck is fixed (docs/fairness.md).
     Not ``write``: set on ``table`` only, for the caller to write with its own change of
-    the table's row, in the same transaction (a deal's end: one ``UPDATE`` where there
-    were two, issue 24).
+    the table's row, in the same transaction and before the deal
+    (``services.series._deal_table_game``: one ``UPDATE`` where there were two, issue 24).
     """
     seed = randomness.source.new_seed()
     table.next_commitment = commitment(seed)

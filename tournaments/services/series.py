@@ -13,6 +13,7 @@ back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from django.db import transaction
@@ -44,16 +45,21 @@ def _deal_table_game(
     number: int,
     dealer: int,
     cause_kind: str,
+    written: Sequence[str] = (),
 ) -> Game:
-    """Deal game ``number`` (1 first) of ``table``'s series, ``dealer`` dealing.
+    """Deal game ``number`` (1 first) of ``table``'s series, ``dealer`` dealing, after
+    writing ``table``'s fields ``written`` (already set on it) and its next commitment in
+    one ``UPDATE`` (issue 24: there were two at every deal's end).
 
     Without duplicate deals the deck derives from the table's server seed committed
     before this deal, mixed with the seated players' client seeds and ``number``; the
     next deal's seed is committed at once.  With duplicate deals it derives from the
     round's seed mixed with the contributions of every player of the round, frozen
-    when the round began (so every table of a size gets the same decks).  That seed's
-    commitment is set on ``table`` (``next_commitment``) and not written: the caller
-    writes it with its own change of the table's row, in the same transaction.
+    when the round began (so every table of a size gets the same decks).
+
+    The row is written before the deal: a deal over as soon as it is dealt (every hand
+    but one emptied by its pairs) ends in this transaction, and the hook it runs reads
+    the table's row, and writes it, as the next deal's.
     """
     seats = sql.seated_players(table.pk)
     deck: list[str] | None = None
@@ -76,6 +82,7 @@ def _deal_table_game(
         # A table seated before client seeds existed has none: a fresh seed, as before.
         if server_seed is not None:
             _commit_table_seed(table, number + 1, write=False)
+    sql.update_row(table, [*written, "next_commitment"])
     context = {
         "tournament": tournament.pk,
         "round": round_.number,
@@ -185,9 +192,9 @@ def game_over(game: Game) -> None:
                 number + 1,
                 series_rules.next_dealer(game.dealer, seats),
                 "system",
+                written=counted,
             )
-            sql.update_row(table, [*counted, "next_commitment"])
-            ended, following = (game.pk, game.created_at), dealt.pk
+            ended, following = (game.pk, game.last_event_at), dealt.pk
             transaction.on_commit(lambda: _next_deals.put(ended, following))
             return
         table.placings = series_rules.ranked(table.series_scores)
@@ -209,8 +216,10 @@ def game_over(game: Game) -> None:
             tournament.save(update_fields=["status"])
 
 
-#: Each table game's next deal once committed, by the ended game's id and time of deal
-#: (every view of the ended game names it: a read fewer at each deal's end, issue 24).
+#: Each table game's next deal once committed, by the ended game's id and the time of its
+#: last event (every view of the ended game names it: a read fewer at each deal's end,
+#: issue 24).  That time tells this ending from another of the same game in a database
+#: restored or failed over since, which may deal another game under the same id.
 _next_deals: Recent[tuple[int, datetime | None], int] = Recent(4096)
 
 
@@ -220,7 +229,7 @@ def next_game(game: Game) -> int | None:
     without a read in the process that dealt it."""
     if not game.is_over or game.table_id is None or game.number_in_series is None:
         return None
-    found = _next_deals.get((game.pk, game.created_at))
+    found = _next_deals.get((game.pk, game.last_event_at))
     if found is not None:
         return found
     return sql.next_game_of_table(game.table_id, game.number_in_series)
