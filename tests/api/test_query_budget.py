@@ -127,9 +127,10 @@ def test_a_move_that_ends_a_deal_and_deals_the_next_costs_20_statements_and_no_s
     # tournament's advisory lock; the tournament and round in one statement, both shared
     # with the other tables' hooks; the table's row with the series' running totals;
     # whether a later game is dealt already; the seats with their players' client seeds
-    # and logins), the next seed's commitment (its read, its append), the new row, its
-    # deal's append with its projection and account notices (one statement on
-    # PostgreSQL), the table's one UPDATE (the series' totals and the next commitment);
+    # and logins), the next seed's commitment (its read, its append), the table's one
+    # UPDATE (the series' totals and the next commitment, before the deal), the new row,
+    # its deal's append with its projection and account notices (one statement on
+    # PostgreSQL);
     # COMMIT; after the commit, the seats for each of the two games, the round (is it
     # over?), and for the answer's view the round (revealed?).  Not the new players'
     # logins (read with the seats), nor the finished game's deal for its seed, nor the
