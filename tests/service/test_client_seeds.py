@@ -62,9 +62,11 @@ def test_the_mix_is_the_documented_hmac_and_every_input_changes_the_deck() -> No
         mix_seed(seed, ["x" * 65], 1)
 
 
-def people_tournament(deals: int = 1, **settings: Any) -> tuple[Tournament, list[User]]:
+def people_tournament(
+    deals: int = 1, names: tuple[str, ...] = ("ann", "bo", "cy"), **settings: Any
+) -> tuple[Tournament, list[User]]:
     club = factories.club("Fair Club")
-    users = [factories.user(name, password="pw") for name in ("ann", "bo", "cy")]
+    users = [factories.user(name, password="pw") for name in names]
     t = factories.tournament(
         club,
         [factories.person(club, user.username.title(), user) for user in users],
@@ -72,8 +74,8 @@ def people_tournament(deals: int = 1, **settings: Any) -> tuple[Tournament, list
         rounds=1,
         name="Fair night",
         series=SeriesFormat("losses", deals),
-        table_min=3,
-        table_max=3,
+        table_min=len(names),
+        table_max=len(names),
         **settings,
     )
     return t, users
@@ -404,18 +406,7 @@ def test_a_deal_over_as_soon_as_it_is_dealt_leaves_the_next_deals_commitment_sho
         return _over_when_dealt(cards) if len(calls) == which else derive_deck(seed, cards)
 
     monkeypatch.setattr("tournaments.play.deals.derive_deck", rigged)
-    club = factories.club("Quick Club")
-    users = [factories.user(name, password="pw") for name in ("ann", "bo")]
-    t = factories.tournament(
-        club,
-        [factories.person(club, user.username.title(), user) for user in users],
-        game="old_maid",
-        rounds=1,
-        name="Quick night",
-        series=SeriesFormat("losses", 4),
-        table_min=2,
-        table_max=2,
-    )
+    t, _ = people_tournament(deals=4, names=("ann", "bo"))
     round_ = services.start_round(t, auto_check_in=True, rng=random.Random(3))
     services.begin_round(round_)
     table = Table.objects.get(round=round_)

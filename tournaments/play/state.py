@@ -89,17 +89,17 @@ def deal_of(game: Game) -> Mapping[str, Any]:
     found = _deals.get((game.stream, game.created_at))
     if found is not None:
         return found
-    payload = MappingProxyType(store.read_stream(game.stream, limit=1)[0].payload)
-    keep_deal(game, payload)
-    return payload
+    return keep_deal(game, store.read_stream(game.stream, limit=1)[0].payload)
 
 
-def keep_deal(game: Game, payload: Mapping[str, Any]) -> None:
+def keep_deal(game: Game, payload: Mapping[str, Any]) -> Mapping[str, Any]:
     """Keep ``payload``, the first event of ``game``'s stream as stored, for
-    :func:`deal_of`: its deal's commit keeps it, so that the game's end in the process that
-    dealt it reads nothing more (issue 24)."""
+    :func:`deal_of`, and give it back read-only: its deal's commit keeps it, so that the
+    game's end in the process that dealt it reads nothing more (issue 24)."""
+    kept = MappingProxyType(dict(payload))
     if game.created_at is not None:
-        _deals.put((game.stream, game.created_at), MappingProxyType(dict(payload)))
+        _deals.put((game.stream, game.created_at), kept)
+    return kept
 
 
 #: :func:`deal_of`'s deals, by stream and the time of the deal.
