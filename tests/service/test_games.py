@@ -432,7 +432,9 @@ def test_a_move_on_a_row_and_fold_that_another_process_s_commit_passed_is_a_conf
     """This process's row and fold agree, but another process has moved the game since: the
     move is decided on the old state, and the append, expecting the old sequence, refuses
     it with the stream's real sequence: nothing is stored, nothing passed."""
-    game = service.create_game("old_maid", 2)
+    # A fixed seed: a random deal of two seats can end within these moves (a plain make test
+    # of 2026-12-07 drew one, and step found no seat to move).
+    game = service.create_game("old_maid", 2, server_seed=bytes(32))
     step(game, random.Random(1))
     stale = service.game_row(game.pk)
     assert stale is not None
