@@ -14,6 +14,7 @@ import os
 import shutil
 import socket
 import sys
+import zlib
 from collections.abc import Iterator
 from urllib.parse import urlparse
 
@@ -138,6 +139,24 @@ def _database_threads_let_go() -> Iterator[None]:
     waiting = sys.modules.get("tournaments.api.waiting")
     if waiting is not None and waiting._threads is not None:
         waiting._threads.stop()
+
+
+@pytest.fixture(autouse=True)
+def _repeatable_draws(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test draws its deals' seeds, chance moves, dealers and seatings from a seed
+    of its own id (issue 16: ``make test`` runs the same every time).
+
+    With the operating system's generator, a test that dealt at random met a rare deal
+    on one run in hundreds: a plain make test of 2026-12-07 drew a two-seat Old Maid deal
+    that ended within the test's two moves.  The service itself still draws from the
+    secure source (tournaments/play/randomness.py); processes a test starts (workers,
+    servers) draw from theirs, and the fuzzers put their own seed on top of this one.
+    """
+    from tournaments.play import randomness
+
+    seed = zlib.crc32(request.node.nodeid.encode())
+    with randomness.using(randomness.Seeded(seed)):
+        yield
 
 
 @pytest.fixture(autouse=True)
