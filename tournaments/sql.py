@@ -450,6 +450,7 @@ class TableRound(NamedTuple):
     tournament_status: str
     rounds: int
     duplicate_deals: bool
+    club: int
 
 
 def table_round(table: int, using: str = DEFAULT_DB_ALIAS) -> TableRound | None:
@@ -459,7 +460,8 @@ def table_round(table: int, using: str = DEFAULT_DB_ALIAS) -> TableRound | None:
     view of a finished game: the ORM's compiling of the joins cost more than the query.
     """
     query = (
-        f"SELECT r.status, r.number, r.tournament_id, t.status, t.rounds, t.duplicate_deals"
+        f"SELECT r.status, r.number, r.tournament_id, t.status, t.rounds, t.duplicate_deals,"
+        " t.club_id"
         f" FROM {Table._meta.db_table} tb"
         f" JOIN {Round._meta.db_table} r ON r.id = tb.round_id"
         f" JOIN {Tournament._meta.db_table} t ON t.id = r.tournament_id"
@@ -468,7 +470,7 @@ def table_round(table: int, using: str = DEFAULT_DB_ALIAS) -> TableRound | None:
     found = _one(query, [table], using)
     if found is None:
         return None
-    status, number, tournament, tournament_status, rounds, duplicate = found
+    status, number, tournament, tournament_status, rounds, duplicate, club = found
     return TableRound(
         str(status),
         int(number),
@@ -476,6 +478,7 @@ def table_round(table: int, using: str = DEFAULT_DB_ALIAS) -> TableRound | None:
         str(tournament_status),
         int(rounds),
         bool(duplicate),
+        int(club),
     )
 
 

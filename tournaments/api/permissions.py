@@ -30,6 +30,7 @@ from tournaments.play import game_row
 from tournaments.services.access import (
     GameAccess,
     game_club_id,
+    hidden_twin,
     is_organiser,
     organised_club_ids,
     seat_of,
@@ -98,5 +99,8 @@ def game_access(request: Request, game_id: int) -> GameAccess:
         raise NotFound(gettext("there is no game %(id)s") % {"id": game_id})
     access = access_to(request.user, game)
     if access is None:
+        hidden = hidden_twin(game)
+        if hidden is not None:
+            raise Forbidden(hidden)
         raise NotFound(gettext("there is no game %(id)s") % {"id": game_id})
     return access

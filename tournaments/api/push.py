@@ -81,6 +81,7 @@ from tournaments.api.handler import refusal_delay, refusals
 from tournaments.api.parsers import load_json
 from tournaments.api.problems import (
     UNAVAILABLE_RETRY_SECONDS,
+    Forbidden,
     exception_handler,
     problem_body,
     unavailable_detail,
@@ -88,10 +89,11 @@ from tournaments.api.problems import (
 )
 from tournaments.api.throttling import RateLimits
 from tournaments.api.views.games import act, view_of
+from tournaments.converters import MAX_ID
 from tournaments.languages import API_DEFAULT, accepted_in
 from tournaments.models import ApiToken, Game
 from tournaments.play import keep_tail, kept_sequence
-from tournaments.services.access import GameAccess, game_access
+from tournaments.services.access import GameAccess, game_access, hidden_twin
 from tournaments.workers import autoplay, notify
 
 log = logging.getLogger("parlour.api")
@@ -390,8 +392,12 @@ class PushConsumer(AsyncWebsocketConsumer):
             with translation.override(self.language):
                 message = self.parse(text_data)
                 # A refusal names the game and key it answers, so that a client can match it.
+                # (Not an id beyond any row's: a frame cannot carry an integer past 64 bits.)
                 about = {
-                    k: message[k] for k in ("game", "key") if isinstance(message.get(k), int | str)
+                    k: message[k]
+                    for k in ("game", "key")
+                    if isinstance(message.get(k), str)
+                    or (isinstance(message.get(k), int) and abs(message[k]) <= MAX_ID)
                 }
                 await self.handle(message)
         except SignedOut as error:
@@ -427,6 +433,8 @@ class PushConsumer(AsyncWebsocketConsumer):
             )
         if not isinstance(game, int) or isinstance(game, bool) or game < 1:
             raise exceptions.ValidationError({"game": [gettext("a game's id, a whole number")]})
+        if game > MAX_ID:  # no row has it: as the API answers such an id (a 500 was)
+            raise exceptions.NotFound(gettext("there is no game %(id)s") % {"id": game})
         if kind == "unfollow":
             await waiting.run_sync(self.count)
             slots = self.unfollowed(game)
@@ -557,6 +565,9 @@ class PushConsumer(AsyncWebsocketConsumer):
         access = None if found is None else game_access(self.user, found.game, found.players)
         if access is None:
             with translation.override(self.language):
+                hidden = None if found is None else hidden_twin(found.game)
+                if hidden is not None:
+                    raise Forbidden(hidden)
                 raise exceptions.NotFound(gettext("there is no game %(id)s") % {"id": game_id})
         return access
 

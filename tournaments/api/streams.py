@@ -273,12 +273,18 @@ class TournamentFeed:
         deal is visible (reading the games first could pass its deal unknown)."""
         return sql.tournament_game_streams(self.tournament_id)
 
-    def _viewer(self, game: Game) -> Viewer:
+    def _viewer(self, game: Game) -> tuple[bool, Viewer]:
+        """Whether the caller may see ``game`` now, and as whom.  A tournament's game is
+        seen by anyone, but for a duplicate deal while its round runs
+        (:func:`tournaments.services.access.twin_hidden`): its events are left out for
+        everyone but its players and the organisers, and that verdict is not kept, so that
+        its later events are sent once the round has ended."""
         if game.pk not in self.viewers:
-            # A tournament's game is always visible: the rule gives who it is shown to.
             access = game_access(self.user, game)
-            self.viewers[game.pk] = access.viewer if access is not None else None
-        return self.viewers[game.pk]
+            if access is None:
+                return False, None
+            self.viewers[game.pk] = access.viewer
+        return True, self.viewers[game.pk]
 
     def _first_position(self, streams: list[str]) -> Position | None:
         """Just before the first event of the tournament's games (no need to read earlier)."""
@@ -340,11 +346,16 @@ class TournamentFeed:
             shown: dict[tuple[str, int], dict[str, Any]] = {}
             for stream, events in by_stream.items():
                 game = games[stream]
+                visible, viewer = self._viewer(game)
+                if not visible:
+                    continue
                 sequences = {e.sequence for e in events}
-                for item in game_events(game, self._viewer(game), from_sequence=min(sequences)):
+                for item in game_events(game, viewer, from_sequence=min(sequences)):
                     if item["sequence"] in sequences:
                         shown[(stream, item["sequence"])] = item
             for event in wanted:
+                if (event.stream, event.sequence) not in shown:
+                    continue  # a hidden duplicate deal's
                 game = games[event.stream]
                 data = {"game_id": game.pk, "position": str(event.position)}
                 data.update(shown[(event.stream, event.sequence)])

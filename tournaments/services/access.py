@@ -6,6 +6,10 @@ visibility rule, which the web pages, the API and the workers all ask.
 * A **game** is seen by anyone once it is over or when it belongs to a
   tournament (a spectator sees no hidden card); a running game outside any
   tournament is seen only by its seated players and superusers.
+* A game of a **duplicate round** is seen, until every table of its round has finished,
+  only by its seated players and the club's organisers: the other tables play the same
+  decks, so what is public at one table (a card played, a pair put down) is a hidden card
+  at its twin (:func:`twin_hidden`).
 * A login's **seat** in a game: ``GameContext.seats[i].player`` is a player id,
   and that player's ``user`` is the login; a login holds at most one seat.
 """
@@ -17,9 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext
 
 from tournaments import sql
-from tournaments.models import Club, Game, Tournament
+from tournaments.models import Club, Game, Round, Tournament
 from tournaments.play.context import GameContext
 from tournaments.play.state import Viewer
 
@@ -163,9 +168,35 @@ def game_access(user: Any, game: Game, players: Collection[int] | None = None) -
     seat = seat_of(user, game, players)
     if seat is not None:
         return GameAccess(game, seat, organiser=False)
-    club = game_club_id(game)
+    # A table's game: its club and its round in one read (whether it is a hidden twin).
+    row = sql.table_round(game.table_id) if game.table_id is not None else None
+    club = row.club if row is not None else game_club_id(game)
     # A standalone game has no club: only a superuser organises it.
     organiser = is_organiser(user, Club(pk=club)) if club is not None else _superuser(user)
     if not may_see_game(user, game, seated=False, club_id=club):
         return None
+    if twin_hidden(row) and not organiser:
+        return None
     return GameAccess(game, seat, organiser)
+
+
+def twin_hidden(row: sql.TableRound | None) -> bool:
+    """Whether the games of the table whose round is ``row`` are duplicate deals that only
+    their players and the organisers may see: the round deals the same decks at every
+    table and has not finished.  A spectator who watched one table would know the hidden
+    cards of its twins (and a player of the round could watch as a spectator), so nothing
+    of these games is shown to anyone else until the round ends: not their views, events,
+    records or pages, nor their moves in the tournament's stream."""
+    return row is not None and row.duplicate_deals and row.round_status != Round.Status.FINISHED
+
+
+def hidden_twin(game: Game) -> str | None:
+    """Why ``game`` is refused, if it is a duplicate deal hidden by :func:`twin_hidden`
+    (``None``: it is not): a refusal says it exists and when it will be shown (a 403, where
+    a game nobody may see is a 404)."""
+    if game.table_id is None or not twin_hidden(sql.table_round(game.table_id)):
+        return None
+    return gettext(
+        "game %(id)s is a duplicate deal: until every table of its round has finished,"
+        " only its players and the organisers see it"
+    ) % {"id": game.pk}

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -15,7 +16,7 @@ from engine.registry import all_games
 from tournaments.models import Game, Tournament
 from tournaments.play import GameContext, game_story, game_view, table_id_of
 from tournaments.services import queries
-from tournaments.services.access import GameAccess, game_access
+from tournaments.services.access import GameAccess, game_access, hidden_twin
 from tournaments.templatetags.tables import present, story
 
 #: Events shown in a live table's log.
@@ -94,6 +95,9 @@ def visible_game(request: HttpRequest, game_id: int) -> tuple[Game, GameAccess]:
     game = get_object_or_404(Game, pk=game_id)
     access = game_access(request.user, game)
     if access is None:
+        hidden = hidden_twin(game)
+        if hidden is not None:
+            raise PermissionDenied(hidden)
         raise Http404(f"there is no game {game_id}")
     return game, access
 

@@ -22,8 +22,10 @@ HOME_TABLES = 6
 HOME_TOURNAMENTS = 3
 
 
-def _running_tables(tournament: Tournament, limit: int) -> list[dict[str, Any]]:
-    """The tables of a running tournament's current round with their current games."""
+def _running_tables(tournament: Tournament, limit: int) -> list[dict[str, Any]] | None:
+    """The tables of a running tournament's current round with their current games
+    (``None``: a duplicate round's, which are shown to their players alone while it runs,
+    :func:`tournaments.services.access.twin_hidden`)."""
     round_ = (
         Round.objects.filter(tournament=tournament, status=Round.Status.PLAYING)
         .order_by("-number")
@@ -31,6 +33,8 @@ def _running_tables(tournament: Tournament, limit: int) -> list[dict[str, Any]]:
     )
     if round_ is None:
         return []
+    if tournament.duplicate_deals:
+        return None
     tables = list(Table.objects.filter(round=round_).order_by("number"))
     tables.sort(key=lambda t: (t.status == Table.Status.FINISHED, t.number))
     shown = []
@@ -54,12 +58,14 @@ def _live_context() -> dict[str, Any]:
     live = []
     for index, tournament in enumerate(running):
         follow = index < HOME_TOURNAMENTS
+        tables = _running_tables(tournament, HOME_TABLES) if follow else []
         live.append(
             {
                 "tournament": tournament,
                 "game_name": queries.game_name(tournament.game),
                 "followed": follow,
-                "tables": _running_tables(tournament, HOME_TABLES) if follow else [],
+                "hidden": tables is None,
+                "tables": tables or [],
                 "stream_url": tournament_stream_url(tournament) if follow else "",
                 "stream_key": reverse("api:tournament-stream", args=[tournament.pk]),
             }

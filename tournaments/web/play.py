@@ -24,7 +24,7 @@ from tournaments.api.parsers import load_json
 from tournaments.models import Game, TableSeat
 from tournaments.play import Conflict, IdempotencyKeyReused, keys, submit_action
 from tournaments.services import queries
-from tournaments.services.access import game_access
+from tournaments.services.access import game_access, hidden_twin
 from tournaments.templatetags.tables import action_choices
 from tournaments.web.common import (
     context_numbers,
@@ -92,6 +92,9 @@ def _my_seat(request: HttpRequest, game: Game) -> int:
     """The caller's seat; a game they may not even look at is not found (no probing of ids)."""
     access = game_access(request.user, game)
     if access is None:
+        hidden = hidden_twin(game)
+        if hidden is not None:
+            raise PermissionDenied(hidden)
         raise Http404(f"there is no game {game.pk}")
     if access.seat is None:
         raise PermissionDenied(

@@ -26,7 +26,7 @@ from engine.series import scores as series_scores
 from tournaments import services
 from tournaments.models import CheckIn, Game, Player, Registration, Table, TableSeat, Tournament
 from tournaments.services import queries
-from tournaments.services.access import seat_of
+from tournaments.services.access import game_access, hidden_twin
 from tournaments.templatetags.charts import points as points_text
 from tournaments.templatetags.tables import result_text
 from tournaments.web.common import (
@@ -225,10 +225,14 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "game_name": queries.game_name(table.round.tournament.game),
         **_series_context(table),
     }
-    if game is not None:
+    access = None if game is None else game_access(request.user, game)
+    if game is not None and access is None:
+        # A duplicate deal while its round runs: its players and the organisers alone.
+        context["hidden"] = hidden_twin(game)
+    elif game is not None:
         context["drawn"] = live_table(game)
         context["log"] = log(game, None)
-        context["my_seat"] = seat_of(request.user, game)
+        context["my_seat"] = access.seat if access is not None else None
     if wants_fragment(request):
         return render(request, "fragments/table.html", context)
     return render(request, "table.html", context)
