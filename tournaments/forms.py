@@ -9,12 +9,14 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.utils.translation import get_language_info, gettext, ngettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from engine.bots import bot_levels
 from engine.registry import all_games
+from tournaments.converters import MAX_ID
 from tournaments.models import BOT_LEVEL_WORDS, Club, Player, Tournament
 from tournaments.services import ServiceError, queries
 from tournaments.services.tournaments import SERIES_KIND_WORDS, series_kinds, series_refusal
@@ -217,10 +219,26 @@ class TournamentForm(forms.Form):
             self.add_error(None, error.message)
 
 
+class IdChoicesField(forms.ModelMultipleChoiceField):  # type: ignore[type-arg]
+    """Rows chosen by id, where an id beyond any row's is a choice not offered (Django's own
+    field looked it up, and SQLite's driver raised ``OverflowError``: a 500)."""
+
+    def clean(self, value: Any) -> Any:
+        for pk in value if isinstance(value, list | tuple) else ():
+            text = str(pk)
+            if text.isdigit() and int(text) > MAX_ID:
+                raise ValidationError(
+                    self.error_messages["invalid_choice"],
+                    code="invalid_choice",
+                    params={"value": text},
+                )
+        return super().clean(value)
+
+
 class RegisterForm(forms.Form):
     """Register some of the club's players."""
 
-    players = forms.ModelMultipleChoiceField(
+    players = IdChoicesField(
         queryset=Player.objects.none(), widget=forms.CheckboxSelectMultiple, label=_("Players")
     )
 

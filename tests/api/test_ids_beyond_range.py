@@ -85,3 +85,66 @@ def test_the_largest_id_is_still_looked_up(alias: str) -> None:
         response = client.get(f"/api/v1/games/{MAX_ID}")
     assert response.status_code == 404
     assert response.json()["detail"] != ""
+
+
+def test_the_push_channel_answers_a_game_id_beyond_the_range_with_a_404_problem() -> None:
+    """An id past any row's, even past 64 bits, is a 404 problem frame, as the API answers:
+    2**63 reached the database (a 500 problem), 2**80 failed the frame itself and closed the
+    socket without a word (found by trying, 2026-12-07)."""
+    import asyncio
+    import json
+
+    from django.contrib.auth.models import AnonymousUser
+
+    from tournaments.api import push
+
+    for game in (MAX_ID + 1, 2**80):
+        sent: list[dict[str, object]] = []
+
+        async def collect(message: dict[str, object], into: list[dict[str, object]] = sent) -> None:
+            into.append(message)
+
+        consumer = push.PushConsumer()
+        consumer.begin({"user": AnonymousUser(), "auth": None, "refusal": None})
+        consumer.base_send = collect
+        asyncio.run(consumer.receive(text_data=json.dumps({"type": "follow", "game": game})))
+        (frame,) = [json.loads(str(m["text"])) for m in sent]
+        assert frame["type"] == "problem" and frame["problem"]["status"] == 404, frame
+        assert "game" not in frame, frame  # an id no row has is not echoed
+
+
+@pytest.mark.django_db(databases="__all__")
+@pytest.mark.parametrize("alias", ALIASES)
+def test_a_tournament_stream_resumed_past_any_event_is_a_400_problem(alias: str) -> None:
+    from tests.factories import club_world, tournament_game
+
+    client = Client(raise_request_exception=False)
+    with default_database(alias):
+        tournament, _ = tournament_game(club_world())
+        for last in (f"{BEYOND}0.1", f"1.{BEYOND}0"):
+            response = client.get(
+                f"/api/v1/tournaments/{tournament.pk}/stream?timeout=1",
+                headers={"Last-Event-ID": last},
+            )
+            assert response.status_code == 400, (alias, last, response.status_code)
+            fields = [e["field"] for e in response.json()["errors"]]
+            assert fields == ["Last-Event-ID"], response.json()
+
+
+@pytest.mark.django_db(databases="__all__")
+@pytest.mark.parametrize("alias", ALIASES)
+def test_the_desk_s_register_form_refuses_a_player_id_beyond_the_range_in_words(alias: str) -> None:
+    from tests.factories import club_world, tournament_game
+
+    client = Client(raise_request_exception=False)
+    with default_database(alias):
+        world = club_world()
+        tournament, _ = tournament_game(world)
+        client.force_login(world.users["org"])
+        response = client.post(
+            f"/tournaments/{tournament.pk}/manage/register",
+            {"players": [f"{BEYOND}0"]},
+            follow=True,
+        )
+    assert response.status_code == 200, response.content[:300]
+    assert "choose the players to register" in response.content.decode()

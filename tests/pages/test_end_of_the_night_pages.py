@@ -134,6 +134,24 @@ def test_the_standings_export_as_csv_with_names_points_and_tie_breaks(world: Wor
     assert sum(float(r[2]) for r in rows[1:]) == pytest.approx(1.5)  # a table of 3 hands out 3/2
 
 
+def test_a_name_that_reads_as_a_formula_is_exported_as_text(world: World) -> None:
+    """A spreadsheet that opens the standings must not run a name (CSV injection: any club
+    member names themselves on the join page; found by trying, 2026-12-07)."""
+    t = bot_tournament(world, rounds=1)
+    named = {'=HYPERLINK("http://evil","x")', "+1", "-2", "@SUM(A1)"}
+    for bot, name in zip(world.bots[:3], sorted(named), strict=False):
+        bot.name = name
+        bot.save(update_fields=["name"])
+    rows = list(
+        csv.reader(
+            io.StringIO(world.client().get(f"/tournaments/{t.pk}/standings.csv").content.decode())
+        )
+    )
+    shown = {r[1] for r in rows[1:]}
+    assert shown == {f"'{n}" for n in sorted(named)[:3]}, shown
+    assert all(float(r[2]) >= 0 for r in rows[1:])  # numbers stay numbers
+
+
 def test_the_projector_shows_the_round_the_standings_and_no_controls(world: World) -> None:
     t = bot_tournament(world, rounds=2)
     page = world.client(world.organiser).get(f"/tournaments/{t.pk}/projector").content.decode()

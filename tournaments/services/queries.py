@@ -346,7 +346,7 @@ def standings_csv_rows(tournament: Tournament) -> list[list[str]]:
         found.append(
             [
                 str(s.rank),
-                names[int(s.player)],
+                _as_text(names[int(s.player)]),
                 _decimal(s.points),
                 _decimal(s.opponents_points),
                 str(s.head_to_head),
@@ -359,6 +359,13 @@ def standings_csv_rows(tournament: Tournament) -> list[list[str]]:
             ]
         )
     return found
+
+
+def _as_text(name: str) -> str:
+    """A name as a spreadsheet shows it, never runs it: one that begins as a formula would
+    (``=``, ``+``, ``-``, ``@``, a tab or a return: ``=HYPERLINK(…)``, found by trying) is
+    written after an apostrophe, as OWASP's advice on CSV injection says."""
+    return f"'{name}" if name[:1] in ("=", "+", "-", "@", "\t", "\r") else name
 
 
 def _decimal(value: Fraction) -> str:

@@ -15,6 +15,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from engine.contract import said
 from tournaments.api import capacity, streams
 from tournaments.api.permissions import game_access, signed_in
 from tournaments.api.schema import signed_in_only
@@ -24,6 +25,7 @@ from tournaments.api.serializers import (
     TournamentStreamEventSerializer,
 )
 from tournaments.api.views.common import GAME_ID, TOURNAMENT_ID, tournament_or_404
+from tournaments.converters import MAX_ID
 
 
 class EventStreamRenderer(BaseRenderer):
@@ -230,5 +232,13 @@ class TournamentStreamView(APIView):
             after = streams.position_after(last)
         except ValueError as error:
             raise ValidationError({"Last-Event-ID": [str(error)]}) from None
+        if after is not None and max(after.tx, after.id) > MAX_ID:  # no row has it (a 500 was)
+            raise ValidationError(
+                {
+                    "Last-Event-ID": [
+                        gettext("a position beyond any event: %(last)s") % {"last": said(last)}
+                    ]
+                }
+            )
         feed = streams.TournamentFeed(tournament.pk, request.user, after)
         return streams.stream_response(request._request, feed, timeout, capacity.take(request))
