@@ -436,6 +436,14 @@ def test_organisers_import_records_and_others_may_not(world: ClubWorld, api: Api
     assert response["Location"] == f"/api/v1/games/{body['id']}"
     imported = Game.objects.get(pk=body["id"])
     assert service.export_record(imported)["moves"] == record["moves"]
+    # A record that stops before the end would be a running game no one sits at, seen by
+    # no one (a 201 whose Location was a 404, found by trying): refused, nothing stored.
+    cut = {k: v for k, v in record.items() if k != "result"} | {"moves": record["moves"][:5]}
+    games = Game.objects.count()
+    status, problem, _ = api.post("/api/v1/records", cut, token=world.tokens["org"])
+    assert status == 422 and problem["field"] == "result", problem
+    assert "over" in problem["detail"] and Game.objects.count() == games
+    assert api.post("/api/v1/records/verify", cut)[1]["valid"] is True  # verifying it still works
 
 
 def test_every_game_can_be_played_to_the_end_through_the_api(world: ClubWorld, api: Api) -> None:

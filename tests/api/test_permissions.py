@@ -113,6 +113,21 @@ def test_a_player_hands_their_seat_to_a_bot_and_takes_it_back(world: ClubWorld, 
     assert not row.autoplay
 
 
+def test_a_seat_is_not_handed_to_a_bot_once_its_table_s_series_is_over(
+    world: ClubWorld, api: Api
+) -> None:
+    """Found by trying (2026-12-07): a finished game's seat was handed over, and its view
+    then showed a bot at a table whose series had ended."""
+    from tournaments.models import Table
+
+    _, game = tournament_game(world)
+    Table.objects.filter(pk=game.table_id).update(status=Table.Status.FINISHED)
+    path = f"/api/v1/games/{game.pk}/autoplay"
+    status, problem, _ = api.post(path, token=world.tokens["alice"])
+    assert status == 422 and problem["field"] == "seat" and "over" in problem["detail"]
+    assert not TableSeat.objects.filter(table_id=game.table_id, autoplay=True).exists()
+
+
 def test_autoplay_is_for_tournament_seats_only(world: ClubWorld, api: Api) -> None:
     from tournaments import play as service
 

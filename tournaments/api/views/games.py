@@ -30,7 +30,7 @@ from tournaments.api.serializers import (
 )
 from tournaments.api.serializers.games import deadline_list, plain_action
 from tournaments.api.views.common import GAME_ID, paginate, positive_query
-from tournaments.models import Game
+from tournaments.models import Game, Table
 from tournaments.play import GameContext, keys, table_id_of
 from tournaments.services import series
 from tournaments.services.access import visible_games
@@ -373,6 +373,14 @@ class GameAutoplayView(APIView):
         if access.game.table_id is None:
             raise Refused(
                 gettext("game %(game)s is not played at a tournament table") % {"game": game_id},
+                "seat",
+            )
+        # A seat is the table's, for the rest of its series: once that is over there is
+        # nothing left to play, and a finished game's view would show a bot it never had.
+        if Table.objects.filter(pk=access.game.table_id, status=Table.Status.FINISHED).exists():
+            raise Refused(
+                gettext("the series at game %(game)s's table is over: there is no seat to hand")
+                % {"game": game_id},
                 "seat",
             )
         return access
