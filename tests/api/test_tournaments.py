@@ -158,6 +158,14 @@ def test_a_club_night_through_the_api(world: ClubWorld, api: Api) -> None:
     table_id = begun["tables"][0]["id"]
     table = api.get(f"/api/v1/tables/{table_id}")[1]
     assert table["tournament"] == tid and table["round"] == 1 and len(table["games"]) == 1
+    # What a round's tables say of it, the table says too (docs/api.md: `sitting`, and
+    # `next_commitment`, where a client reads the next deal's commitment).
+    (summary,) = [
+        t
+        for t in api.get(f"/api/v1/tournaments/{tid}/rounds/1")[1]["tables"]
+        if t["id"] == table_id
+    ]
+    assert {k: table[k] for k in summary} == summary and "seats" not in table
     # Play the table's series to its end (through the service: the API acts elsewhere).
     rng = random.Random(8)
     for _ in range(50):

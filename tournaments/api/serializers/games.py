@@ -127,15 +127,13 @@ class TableSerializer(TableSummarySerializer):
     games = serializers.SerializerMethodField()
 
     class Meta(TableSummarySerializer.Meta):
+        # The summary's fields and more: a round's tables and one table answer alike (the
+        # detail had its own list, which left out who sits where and the next deal's
+        # commitment, and kept the seats' row ids: found by a client written from the docs).
         fields = [
-            "id",
+            *TableSummarySerializer.Meta.fields,
             "tournament",
             "round",
-            "number",
-            "first_dealer",
-            "status",
-            "placings",
-            "seats",
             "series",
             "scores",
             "games",
