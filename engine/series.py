@@ -23,6 +23,12 @@ from typing import Any, Literal
 
 #: The largest place points a series may give (their sums must stay finite numbers).
 MAX_POINTS = 1_000_000
+#: The most deals (or round wins) a table's series may be set to, and the most deals a
+#: first_to series may be bounded by: the organiser's form and the API alike (the API took
+#: a series of 100,000 deals a table, its bots playing for days; the form stopped at 100).
+#: A thousand: the load benchmarks' tables play a series that long, never to its end.
+MAX_TARGET = 1000
+MAX_DEAL_LIMIT = 1000
 
 SeriesKind = Literal["first_to", "losses", "place_points"]
 
@@ -44,8 +50,12 @@ class SeriesFormat:
     def __post_init__(self) -> None:
         if self.kind not in ("first_to", "losses", "place_points"):
             raise ValueError(f"unknown series kind {self.kind!r}")
-        if not isinstance(self.target, int) or self.target < 1:
-            raise ValueError("a series needs a target of at least 1")
+        if (
+            not isinstance(self.target, int)
+            or isinstance(self.target, bool)
+            or not (1 <= self.target <= MAX_TARGET)
+        ):
+            raise ValueError(f"a series needs a target from 1 to {MAX_TARGET}")
         if self.points is not None and any(
             not math.isfinite(p) or abs(p) > MAX_POINTS for p in self.points
         ):
@@ -60,11 +70,11 @@ class SeriesFormat:
             if (
                 not isinstance(self.deal_limit, int)
                 or isinstance(self.deal_limit, bool)
-                or self.deal_limit < self.target
+                or not self.target <= self.deal_limit <= MAX_DEAL_LIMIT
             ):
                 raise ValueError(
-                    f"the deal limit is a whole number of at least the target {self.target},"
-                    f" not {self.deal_limit!r}"
+                    f"the deal limit is a whole number from the target {self.target}"
+                    f" to {MAX_DEAL_LIMIT}, not {self.deal_limit!r}"
                 )
 
     def to_json(self) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from engine.bots import bot_levels
 from engine.registry import all_games
+from engine.series import MAX_DEAL_LIMIT, MAX_TARGET
 from tournaments.converters import MAX_ID
 from tournaments.models import BOT_LEVEL_WORDS, Club, Player, Tournament
 from tournaments.services import ServiceError, queries
@@ -78,14 +79,14 @@ class TournamentForm(forms.Form):
     )
     series_target = forms.IntegerField(
         min_value=1,
-        max_value=100,
+        max_value=MAX_TARGET,
         required=False,
         label=_("Series target (N)"),
         help_text=_("Round wins to reach, or the number of deals/games."),
     )
     series_deal_limit = forms.IntegerField(
         min_value=1,
-        max_value=1000,
+        max_value=MAX_DEAL_LIMIT,
         required=False,
         label=_("Deal limit (first to N only)"),
         help_text=_(

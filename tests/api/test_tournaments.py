@@ -251,3 +251,23 @@ def test_a_deal_limit_below_the_target_or_outside_first_to_is_refused(
     status, problem = create(api, world, game=game, series=series)
     assert status == 422 and problem["field"] == "series" and "deal limit" in problem["detail"]
     assert not Tournament.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "series",
+    [
+        {"kind": "losses", "target": 100_000},
+        {"kind": "first_to", "target": 3, "deal_limit": 5000},
+    ],
+)
+def test_a_series_beyond_the_form_s_bounds_is_refused_by_the_api_too(
+    world: ClubWorld, api: Api, series: dict[str, Any]
+) -> None:
+    """The API took a series of 100,000 deals a table, where the page stops at a thousand
+    (engine.series.MAX_TARGET, MAX_DEAL_LIMIT: one set of bounds; found by trying).  The
+    refusal quotes what was sent as JSON, not as Python."""
+    game = "give_away" if series["kind"] == "first_to" else "bhabhi"
+    status, problem = create(api, world, game=game, series=series)
+    assert status == 422 and problem["field"] == "series", problem
+    assert "1000" in problem["detail"] and "'kind'" not in problem["detail"], problem
+    assert not Tournament.objects.exists()

@@ -8,6 +8,7 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext, gettext_lazy
 
+from engine.contract import said
 from engine.registry import all_games, get_game
 from engine.series import SeriesFormat
 from tournaments.models import Club, Player, Round, Tournament
@@ -55,11 +56,11 @@ def _series_format(
         except (KeyError, TypeError, ValueError) as error:
             raise ServiceError(
                 gettext(
-                    'bad series format %(value)r (%(error)s); write it as {"kind": '
+                    'bad series format %(value)s (%(error)s); write it as {"kind": '
                     '"first_to" | "losses" | "place_points", "target": N} (a '
                     'first_to series may add "deal_limit": M)'
                 )
-                % {"value": dict(value), "error": error},
+                % {"value": said(dict(value)), "error": error},
                 "series",
             ) from error
     (expected,) = series_kinds(game)
