@@ -50,12 +50,8 @@ class SeriesFormat:
     def __post_init__(self) -> None:
         if self.kind not in ("first_to", "losses", "place_points"):
             raise ValueError(f"unknown series kind {self.kind!r}")
-        if (
-            not isinstance(self.target, int)
-            or isinstance(self.target, bool)
-            or not (1 <= self.target <= MAX_TARGET)
-        ):
-            raise ValueError(f"a series needs a target from 1 to {MAX_TARGET}")
+        if not isinstance(self.target, int) or self.target < 1:
+            raise ValueError("a series needs a target of at least 1")
         if self.points is not None and any(
             not math.isfinite(p) or abs(p) > MAX_POINTS for p in self.points
         ):
@@ -70,12 +66,25 @@ class SeriesFormat:
             if (
                 not isinstance(self.deal_limit, int)
                 or isinstance(self.deal_limit, bool)
-                or not self.target <= self.deal_limit <= MAX_DEAL_LIMIT
+                or self.deal_limit < self.target
             ):
                 raise ValueError(
-                    f"the deal limit is a whole number from the target {self.target}"
-                    f" to {MAX_DEAL_LIMIT}, not {self.deal_limit!r}"
+                    f"the deal limit is a whole number of at least the target {self.target},"
+                    f" not {self.deal_limit!r}"
                 )
+
+    def bounded(self) -> SeriesFormat:
+        """This series, if an organiser may set it (:data:`MAX_TARGET`,
+        :data:`MAX_DEAL_LIMIT`), else ``ValueError``.  Asked when a tournament is made,
+        not of a series read back: one stored before the bounds still reads."""
+        if self.target > MAX_TARGET:
+            raise ValueError(f"a series needs a target from 1 to {MAX_TARGET}")
+        if self.deal_limit is not None and self.deal_limit > MAX_DEAL_LIMIT:
+            raise ValueError(
+                f"the deal limit is a whole number from the target {self.target}"
+                f" to {MAX_DEAL_LIMIT}, not {self.deal_limit!r}"
+            )
+        return self
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready form."""

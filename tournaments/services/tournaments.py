@@ -52,7 +52,7 @@ def _series_format(
         fmt = value
     else:
         try:
-            fmt = SeriesFormat.from_json(value)
+            fmt = SeriesFormat.from_json(value).bounded()
         except (KeyError, TypeError, ValueError) as error:
             raise ServiceError(
                 gettext(
