@@ -226,12 +226,15 @@ class IdChoicesField(forms.ModelMultipleChoiceField):  # type: ignore[type-arg]
 
     def clean(self, value: Any) -> Any:
         for pk in value if isinstance(value, list | tuple) else ():
-            text = str(pk)
-            if text.isdigit() and int(text) > MAX_ID:
+            try:
+                number = int(str(pk))  # as the field will read it (" +12", "1_2" included)
+            except ValueError:
+                continue  # Django's own field refuses it in words
+            if not -MAX_ID - 1 <= number <= MAX_ID:
                 raise ValidationError(
                     self.error_messages["invalid_choice"],
                     code="invalid_choice",
-                    params={"value": text},
+                    params={"value": str(pk)},
                 )
         return super().clean(value)
 

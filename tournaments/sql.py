@@ -451,6 +451,7 @@ class TableRound(NamedTuple):
     rounds: int
     duplicate_deals: bool
     club: int
+    round: int
 
 
 def table_round(table: int, using: str = DEFAULT_DB_ALIAS) -> TableRound | None:
@@ -461,7 +462,7 @@ def table_round(table: int, using: str = DEFAULT_DB_ALIAS) -> TableRound | None:
     """
     query = (
         f"SELECT r.status, r.number, r.tournament_id, t.status, t.rounds, t.duplicate_deals,"
-        " t.club_id"
+        " t.club_id, r.id"
         f" FROM {Table._meta.db_table} tb"
         f" JOIN {Round._meta.db_table} r ON r.id = tb.round_id"
         f" JOIN {Tournament._meta.db_table} t ON t.id = r.tournament_id"
@@ -470,7 +471,7 @@ def table_round(table: int, using: str = DEFAULT_DB_ALIAS) -> TableRound | None:
     found = _one(query, [table], using)
     if found is None:
         return None
-    status, number, tournament, tournament_status, rounds, duplicate, club = found
+    status, number, tournament, tournament_status, rounds, duplicate, club, round_id = found
     return TableRound(
         str(status),
         int(number),
@@ -479,6 +480,7 @@ def table_round(table: int, using: str = DEFAULT_DB_ALIAS) -> TableRound | None:
         int(rounds),
         bool(duplicate),
         int(club),
+        int(round_id),
     )
 
 

@@ -367,6 +367,9 @@ def test_a_duplicate_round_s_games_are_shown_to_their_players_and_organisers_alo
     from tournaments.api import push
 
     tournament, round_, fast, (slow,) = setup_round(world)
+    # Bob organises the club too: an organiser who plays in the round is one of its
+    # players, and sees no other table of it (a reviewer's catch).
+    world.club.organisers.add(world.users["bob"])
     bob, alice = Client(), Client()
     bob.force_login(world.users["bob"])
     alice.force_login(world.users["alice"])
@@ -401,6 +404,14 @@ def test_a_duplicate_round_s_games_are_shown_to_their_players_and_organisers_alo
             consumer.begin({"user": user, "auth": None, "refusal": None})
             with pytest.raises(Forbidden):
                 consumer.may_follow(game.pk, -1, 0)
+        # Nor are they listed, where a summary's turn order, move by move, would say who
+        # took each trick (a reviewer's proof read every trick's winner from the table).
+        listed = client.get(f"/api/v1/games?tournament={tournament.pk}", headers=auth).json()
+        assert not {g["id"] for g in listed["results"]} & {g.pk for g in games}, name
+        for table in {g.table_id for g in games}:
+            answer = client.get(f"/api/v1/tables/{table}", headers=auth).json()
+            assert not {g["id"] for g in answer["games"]} & {g.pk for g in games}, name
+            assert len(answer["scores"]) == 3  # the series' scores stay public
         # The tournament's stream leaves their events out.
         stream = client.get(
             f"/api/v1/tournaments/{tournament.pk}/stream?timeout=0.001", headers=auth
@@ -426,6 +437,8 @@ def test_a_duplicate_round_s_games_are_shown_to_their_players_and_organisers_alo
             )
             assert answer.status_code == 200, answer.content[:300]
     assert "data-card" in organiser.get(f"/tables/{slow.table_id}/").content.decode()
+    listed = organiser.get(f"/api/v1/games?tournament={tournament.pk}").json()["results"]
+    assert {g.pk for g in [*fast, slow]} <= {g["id"] for g in listed}
     # The round ends: every game is anyone's to see, and the home page draws its tables.
     rng = random.Random(8)
     while (

@@ -173,6 +173,7 @@ def test_table_round_reads_the_table_s_round_and_tournament(store_alias: str) ->
         1,
         False,
         Tournament.objects.using(store_alias).get(pk=round_.tournament_id).club_id,
+        round_.pk,
     )
     assert sql.table_round(table.pk + 1000, store_alias) is None
 

@@ -60,7 +60,7 @@ from tournaments import sql
 from tournaments.api import waiting
 from tournaments.api.capacity import Slots, releasing
 from tournaments.api.views.games import view_of
-from tournaments.models import Game, Tournament
+from tournaments.models import Game, Round, Table, Tournament
 from tournaments.play import Viewer, feed, game_events, game_row, stream_name
 from tournaments.services.access import GameAccess, game_access
 from tournaments.workers import notify
@@ -252,6 +252,9 @@ class TournamentFeed:
         self.sent: dict[str, int] = {}
         #: The ids of the tournament's games seen so far.
         self.known: set[int] = set()
+        #: The games refused to this caller (a duplicate round's, while it runs), by id,
+        #: with their table: checked again only once its round has finished (_unhide).
+        self.hidden: dict[int, int] = {}
 
     def start(self) -> list[bytes]:
         return [f"retry: {RETRY_MS}\n\n".encode()]
@@ -277,14 +280,30 @@ class TournamentFeed:
         """Whether the caller may see ``game`` now, and as whom.  A tournament's game is
         seen by anyone, but for a duplicate deal while its round runs
         (:func:`tournaments.services.access.twin_hidden`): its events are left out for
-        everyone but its players and the organisers, and that verdict is not kept, so that
-        its later events are sent once the round has ended."""
+        everyone but its players and the organisers who play in no table of the round,
+        until the round has ended (:meth:`_unhide`); its later events are sent then."""
+        if game.pk in self.hidden:
+            return False, None
         if game.pk not in self.viewers:
             access = game_access(self.user, game)
             if access is None:
+                if game.table_id is not None:
+                    self.hidden[game.pk] = game.table_id
                 return False, None
             self.viewers[game.pk] = access.viewer
         return True, self.viewers[game.pk]
+
+    def _unhide(self) -> None:
+        """Forget the refusals of games whose round has finished since (one read a poll,
+        while some are kept): their later events are sent, and their access read again."""
+        if not self.hidden:
+            return
+        ended = set(
+            Table.objects.filter(
+                pk__in=set(self.hidden.values()), round__status=Round.Status.FINISHED
+            ).values_list("pk", flat=True)
+        )
+        self.hidden = {g: t for g, t in self.hidden.items() if t not in ended}
 
     def _first_position(self, streams: list[str]) -> Position | None:
         """Just before the first event of the tournament's games (no need to read earlier)."""
@@ -297,6 +316,7 @@ class TournamentFeed:
         return None if first is None else Position(int(first[0]), int(first[1]) - 1)
 
     def poll(self) -> tuple[list[bytes], bool]:
+        self._unhide()
         games = self._games()
         if games and self._anonymous() and self._finished():
             whole = _finished_streams.get(self.tournament_id, games)

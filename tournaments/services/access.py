@@ -7,7 +7,8 @@ visibility rule, which the web pages, the API and the workers all ask.
   tournament (a spectator sees no hidden card); a running game outside any
   tournament is seen only by its seated players and superusers.
 * A game of a **duplicate round** is seen, until every table of its round has finished,
-  only by its seated players and the club's organisers: the other tables play the same
+  only by its seated players and the club's organisers who play in no table of the
+  round: the other tables play the same
   decks, so what is public at one table (a card played, a pair put down) is a hidden card
   at its twin (:func:`twin_hidden`).
 * A login's **seat** in a game: ``GameContext.seats[i].player`` is a player id,
@@ -24,7 +25,7 @@ from django.db.models import Q, QuerySet
 from django.utils.translation import gettext
 
 from tournaments import sql
-from tournaments.models import Club, Game, Round, Tournament
+from tournaments.models import Club, Game, Round, TableSeat, Tournament
 from tournaments.play.context import GameContext
 from tournaments.play.state import Viewer
 
@@ -108,10 +109,24 @@ def game_club_id(game: Game) -> int | None:
 def visible_games(user: Any, games: QuerySet[Game]) -> QuerySet[Game]:
     """The visibility rule as a filter, for lists: the finished games and the
     tournaments' (every game for a superuser).  A running game outside tournaments is
-    reached by its id only, by its players (:func:`may_see_game`)."""
+    reached by its id only, by its players (:func:`may_see_game`); a duplicate round's
+    game, while the round runs, by its table's players and the organisers who play in
+    no table of the round (:func:`twin_hidden`: a summary's turn order, move by move,
+    would tell the twin table who took each trick)."""
     if _superuser(user):
         return games
-    return games.filter(Q(status=Game.Status.OVER) | Q(table__isnull=False))
+    seen = games.filter(Q(status=Game.Status.OVER) | Q(table__isnull=False))
+    twin = Q(table__round__tournament__duplicate_deals=True) & ~Q(
+        table__round__status=Round.Status.FINISHED
+    )
+    if not _signed_in(user):
+        return seen.exclude(twin)
+    mine = TableSeat.objects.filter(player__user=user.pk)
+    allowed = Q(table_id__in=mine.values("table_id")) | (
+        Q(table__round__tournament__club_id__in=organised_clubs(user).values("pk"))
+        & ~Q(table__round_id__in=mine.values("table__round_id"))
+    )
+    return seen.exclude(twin & ~allowed)
 
 
 def may_see_game(
@@ -175,9 +190,19 @@ def game_access(user: Any, game: Game, players: Collection[int] | None = None) -
     organiser = is_organiser(user, Club(pk=club)) if club is not None else _superuser(user)
     if not may_see_game(user, game, seated=False, club_id=club):
         return None
-    if twin_hidden(row) and not organiser:
+    if twin_hidden(row) and not (organiser and not plays_in_round(user, row)):
         return None
     return GameAccess(game, seat, organiser)
+
+
+def plays_in_round(user: Any, row: sql.TableRound | None) -> bool:
+    """Whether ``user`` holds a seat at any table of the round ``row`` names: an organiser
+    who plays is a player of a duplicate round, and sees no other table of it."""
+    return (
+        row is not None
+        and _signed_in(user)
+        and TableSeat.objects.filter(table__round_id=row.round, player__user=user.pk).exists()
+    )
 
 
 def twin_hidden(row: sql.TableRound | None) -> bool:
@@ -198,5 +223,5 @@ def hidden_twin(game: Game) -> str | None:
         return None
     return gettext(
         "game %(id)s is a duplicate deal: until every table of its round has finished,"
-        " only its players and the organisers see it"
+        " only its players and the organisers who play in no table of the round see it"
     ) % {"id": game.pk}

@@ -28,6 +28,7 @@ from tournaments.api.views.common import (
     tournament_or_404,
 )
 from tournaments.models import Game, Round, Table, TableSeat
+from tournaments.services.access import visible_games
 
 
 def _rounds() -> QuerySet[Round]:
@@ -153,5 +154,8 @@ class TableDetailView(APIView):
             table_id,
             "table",
         )
-        series = list(Game.objects.filter(table=table).order_by("number_in_series", "id"))
-        return Response(TableSerializer(table, context={"games": series}).data)
+        series = Game.objects.filter(table=table).order_by("number_in_series", "id")
+        # The series' scores are public; its games are listed as the caller may see them
+        # (a duplicate round's, while it runs, to their players: visible_games).
+        context = {"games": list(visible_games(request.user, series)), "scored": list(series)}
+        return Response(TableSerializer(table, context=context).data)
