@@ -279,7 +279,7 @@ class TournamentFeed:
     def _viewer(self, game: Game) -> tuple[bool, Viewer]:
         """Whether the caller may see ``game`` now, and as whom.  A tournament's game is
         seen by anyone, but for a duplicate deal while its round runs
-        (:func:`tournaments.services.access.twin_hidden`): its events are left out for
+        (:func:`tournaments.play.views.twin_hidden`): its events are left out for
         everyone but its players and the organisers who play in no table of the round,
         until the round has ended (:meth:`_unhide`); its later events are sent then."""
         if game.pk in self.hidden:

@@ -129,10 +129,18 @@ def is_revealed(game: Game) -> bool:
     """
     if game.status != Game.Status.OVER:
         return False
-    if game.table_id is None:
-        return True
-    row = sql.table_round(game.table_id)
-    return row is None or not row.duplicate_deals or row.round_status == Round.Status.FINISHED
+    return game.table_id is None or not twin_hidden(sql.table_round(game.table_id))
+
+
+def twin_hidden(row: sql.TableRound | None) -> bool:
+    """Whether the games of the table whose round is ``row`` are duplicate deals whose
+    twins may still be played: the round deals the same decks at every table and has not
+    finished.  Such a game is not revealed at its end (:func:`is_revealed`), and only its
+    players and the organisers who play in no table of the round see it at all
+    (:func:`tournaments.services.access.game_access`): a spectator who watched one table
+    would know the hidden cards of its twins, and a player of the round could watch as a
+    spectator."""
+    return row is not None and row.duplicate_deals and row.round_status != Round.Status.FINISHED
 
 
 def shown_event(

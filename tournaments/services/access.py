@@ -28,6 +28,7 @@ from tournaments import sql
 from tournaments.models import Club, Game, Round, TableSeat, Tournament
 from tournaments.play.context import GameContext
 from tournaments.play.state import Viewer
+from tournaments.play.views import twin_hidden
 
 #: "Not looked up yet", for :func:`may_see_game`'s ``club_id``.
 _UNKNOWN: Any = object()
@@ -203,16 +204,6 @@ def plays_in_round(user: Any, row: sql.TableRound | None) -> bool:
         and _signed_in(user)
         and TableSeat.objects.filter(table__round_id=row.round, player__user=user.pk).exists()
     )
-
-
-def twin_hidden(row: sql.TableRound | None) -> bool:
-    """Whether the games of the table whose round is ``row`` are duplicate deals that only
-    their players and the organisers may see: the round deals the same decks at every
-    table and has not finished.  A spectator who watched one table would know the hidden
-    cards of its twins (and a player of the round could watch as a spectator), so nothing
-    of these games is shown to anyone else until the round ends: not their views, events,
-    records or pages, nor their moves in the tournament's stream."""
-    return row is not None and row.duplicate_deals and row.round_status != Round.Status.FINISHED
 
 
 def hidden_twin(game: Game) -> str | None:

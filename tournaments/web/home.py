@@ -25,7 +25,7 @@ HOME_TOURNAMENTS = 3
 def _running_tables(tournament: Tournament, limit: int) -> list[dict[str, Any]] | None:
     """The tables of a running tournament's current round with their current games
     (``None``: a duplicate round's, which are shown to their players alone while it runs,
-    :func:`tournaments.services.access.twin_hidden`)."""
+    :func:`tournaments.play.views.twin_hidden`)."""
     round_ = (
         Round.objects.filter(tournament=tournament, status=Round.Status.PLAYING)
         .order_by("-number")
