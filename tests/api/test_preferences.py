@@ -34,3 +34,30 @@ def test_a_bad_preference_is_refused_and_changes_nothing(world: ClubWorld, api: 
     )
     assert status == 422 and problem["field"] == "play_forced_moves"
     assert Player.objects.filter(play_forced_moves=False).count() == 0
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("patch", "/api/v1/me", {"play_forced_moves": "yes"}),
+        ("patch", "/api/v1/me", {"play_forced_moves": 1}),
+        ("put", "/api/v1/me/client-seed", {"seed": 123}),
+    ],
+)
+def test_a_preference_or_a_seed_of_the_wrong_json_type_is_refused_and_nothing_changes(
+    world: ClubWorld, api: Api, method: str, path: str, body: dict[str, object]
+) -> None:
+    """docs/api.md: a body's values are taken as the JSON types they are, never turned
+    into others ("yes" was taken as true, 123 stored as the seed "123": found by trying)."""
+    token = world.tokens["alice"]
+    before = (
+        api.get(path.replace("/client-seed", ""), token=token)[1],
+        api.get("/api/v1/me/client-seed", token=token)[1],
+    )
+    status, problem, _ = api.call(method.upper(), path, body, token=token)
+    assert status == 400 and problem["errors"][0]["field"] in body, problem
+    after = (
+        api.get(path.replace("/client-seed", ""), token=token)[1],
+        api.get("/api/v1/me/client-seed", token=token)[1],
+    )
+    assert after == before

@@ -6,7 +6,12 @@ from typing import Any
 
 from rest_framework import serializers
 
-from tournaments.api.serializers.common import BOT_HELP, WholeNumberField
+from tournaments.api.serializers.common import (
+    BOT_HELP,
+    StrictBooleanField,
+    StrictCharField,
+    WholeNumberField,
+)
 from tournaments.models import ApiToken, Club, LoginLinkChange, Player
 
 # -- tokens and the caller -------------------------------------------------------------------------
@@ -170,7 +175,7 @@ class LoginLinkChangeSerializer(serializers.ModelSerializer[LoginLinkChange]):
 
 
 class ClientSeedSerializer(serializers.Serializer[Any]):
-    seed = serializers.CharField(
+    seed = StrictCharField(
         max_length=64,
         allow_blank=True,
         allow_null=True,
@@ -199,4 +204,4 @@ class MeSerializer(serializers.Serializer[Any]):
 
 
 class PreferencesSerializer(serializers.Serializer[Any]):
-    play_forced_moves = serializers.BooleanField()
+    play_forced_moves = StrictBooleanField()

@@ -38,6 +38,44 @@ class WholeNumberField(serializers.IntegerField):
         return value
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A boolean of a JSON body, strictly: ``true`` or ``false``.
+
+    DRF's ``BooleanField`` also takes ``"yes"``, ``"on"``, ``1`` and ``"true"``
+    (``PATCH /me {"play_forced_moves": "yes"}`` was a 200: found by trying).
+    """
+
+    default_error_messages = {
+        **serializers.BooleanField.default_error_messages,
+        "strict": "true or false (JSON), not {sent}",
+    }
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            from engine.contract import said
+
+            self.fail("strict", sent=said(data))
+        return data
+
+
+class StrictCharField(serializers.CharField):
+    """A text of a JSON body, strictly: a JSON string (DRF's ``CharField`` also takes a
+    number, ``{"seed": 123}`` stored as ``"123"``: found by trying)."""
+
+    default_error_messages = {
+        **serializers.CharField.default_error_messages,
+        "strict": 'a text (a JSON string such as "abc"), not {sent}',
+    }
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            from engine.contract import said
+
+            self.fail("strict", sent=said(data))
+        value: str = super().to_internal_value(data)
+        return value
+
+
 # -- problems --------------------------------------------------------------------------------------
 
 

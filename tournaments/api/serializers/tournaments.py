@@ -9,7 +9,12 @@ from rest_framework import serializers
 
 from engine.registry import game_ids
 from tournaments import services
-from tournaments.api.serializers.common import BOT_HELP, GAME_IDS, WholeNumberField
+from tournaments.api.serializers.common import (
+    BOT_HELP,
+    GAME_IDS,
+    StrictBooleanField,
+    WholeNumberField,
+)
 from tournaments.models import CheckIn, Registration, Round, Table, TableSeat, Tournament
 
 # -- tournaments -----------------------------------------------------------------------------------
@@ -71,8 +76,8 @@ class TournamentCreateSerializer(serializers.Serializer[Any]):
         min_value=1, max_value=86_400, required=False, allow_null=True, default=None
     )
     timeouts_to_bot = WholeNumberField(min_value=0, max_value=100, default=0)
-    duplicate_deals = serializers.BooleanField(default=False)
-    timeout_forfeits = serializers.BooleanField(
+    duplicate_deals = StrictBooleanField(default=False)
+    timeout_forfeits = StrictBooleanField(
         default=True,
         help_text="A seat handed to a bot after timeouts forfeits its series (last place).",
     )
@@ -122,7 +127,7 @@ class FixedSerializer(serializers.Serializer[Any]):
 
 
 class StartRoundSerializer(serializers.Serializer[Any]):
-    auto_check_in = serializers.BooleanField(
+    auto_check_in = StrictBooleanField(
         default=False, help_text="Seat every active registered player, checked in or not."
     )
     fixed = FixedSerializer(many=True, required=False, default=list)
