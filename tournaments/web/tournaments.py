@@ -229,10 +229,10 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     if game is not None and access is None:
         # A duplicate deal while its round runs: its players and the organisers alone.
         context["hidden"] = hidden_twin(game)
-    elif game is not None:
+    elif game is not None and access is not None:
         context["drawn"] = live_table(game)
         context["log"] = log(game, None)
-        context["my_seat"] = access.seat if access is not None else None
+        context["my_seat"] = access.seat
     if wants_fragment(request):
         return render(request, "fragments/table.html", context)
     return render(request, "table.html", context)

@@ -147,7 +147,7 @@ class TableSerializer(TableSummarySerializer):
     def get_scores(self, table: Table) -> list[float]:
         from engine.series import SeriesFormat, scores
 
-        games = self.context.get("scored", self.context.get("games", []))
+        games = self.context.get("scored", [])
         results = [g.result for g in games if g.is_over and g.result is not None]
         seats = len(table.seats.all())
         return scores(SeriesFormat.from_json(table.round.tournament.series), results, seats)

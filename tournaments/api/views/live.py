@@ -121,7 +121,7 @@ def _notice_after(request: Request) -> streams.Position | None:
         after = streams.position_after(last)
     except ValueError as error:
         raise ValidationError({"Last-Event-ID": [str(error)]}) from None
-    if after is None or max(after.tx, after.id) > 2**63 - 1:
+    if after is None or max(after.tx, after.id) > MAX_ID:
         raise ValidationError(
             {
                 "Last-Event-ID": [

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from engine.record import RecordError, import_record
+from engine.record import RecordError
 from tournaments import play as games
 from tournaments.api.parsers import RecordJSONParser
 from tournaments.api.permissions import organised_club_ids, signed_in
@@ -82,15 +82,15 @@ class RecordImportView(APIView):
                 gettext("only club organisers may import records (anyone may verify one)")
             )
         record = _record_body(request)
-        import_record(record)  # every move and the result checked, nothing stored yet
         if record.get("result") is None:
-            # A record without its result is a game still running (RECORD.md): stored, it
-            # would have no seat anyone holds, be seen by no one and never end (a 201 whose
-            # Location was a 404, found by trying).
+            # A record without its result is a game still running (RECORD.md), or one that
+            # does not hold: stored, the first would have no seat anyone holds, be seen by
+            # no one and never end (a 201 whose Location was a 404, found by trying).
+            # Refused before its moves are replayed; import_game replays them once.
             raise RecordError(
                 gettext_noop(
-                    "a record is imported once its game is over: this one stops before its"
-                    " end (POST /records/verify checks a game still being played)"
+                    "a record is imported once its game is over, with its result: this one"
+                    " has none (POST /records/verify checks a game still being played)"
                 ),
                 None,
                 "result",
