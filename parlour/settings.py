@@ -310,10 +310,10 @@ if CELERY_BROKER_URL.startswith("sqla+sqlite:"):
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}
 else:
     # Redis: a message taken but not acknowledged (acks late) goes back to the
-    # queue after this many seconds if its worker vanished.  It must be longer
-    # than the furthest ETA we queue (a turn's deadline): an ETA task is held
-    # unacknowledged until it runs.  Lost tasks are recovered sooner by the
-    # sweep (docs/workers.md), so this is only the last resort.
+    # queue after this many seconds if its worker vanished.  An ETA task is held
+    # unacknowledged until it runs, so a timeout further off than half of this is
+    # queued sooner and queues itself again (tasks.held_until).  Lost tasks are
+    # recovered sooner by the sweep (docs/workers.md), so this is only the last resort.
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": env_int("PARLOUR_BROKER_VISIBILITY_SECONDS", 3600, minimum=60)
     }

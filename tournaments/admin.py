@@ -31,6 +31,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext, gettext_lazy
 
+from engine.contract import said
 from events.admin import EventAdmin
 from events.models import Event
 from tournaments import play as games
@@ -240,8 +241,8 @@ class PlayerForm(forms.ModelForm):  # type: ignore[type-arg]
             club_id = club.pk if club is not None else self.instance.club_id
             if Player.objects.filter(club_id=club_id, user=user).exists():
                 raise forms.ValidationError(
-                    gettext("the login %(user)r already plays in this club")
-                    % {"user": user.get_username()}
+                    gettext("the login %(user)s already plays in this club")
+                    % {"user": said(user.get_username())}
                 )
         return data
 

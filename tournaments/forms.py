@@ -20,7 +20,15 @@ from engine.series import MAX_DEAL_LIMIT, MAX_TARGET
 from tournaments.converters import MAX_ID
 from tournaments.models import BOT_LEVEL_WORDS, Club, Player, Tournament
 from tournaments.services import ServiceError, queries
-from tournaments.services.tournaments import SERIES_KIND_WORDS, series_kinds, series_refusal
+from tournaments.services.tournaments import (
+    MOST_FIRST_TURN_GRACE,
+    MOST_ROUNDS,
+    MOST_TIMEOUTS_TO_BOT,
+    MOST_TURN_SECONDS,
+    SERIES_KIND_WORDS,
+    series_kinds,
+    series_refusal,
+)
 
 #: The series kinds (:mod:`engine.series`) in words; the games scored by each are named
 #: from the registry (:func:`series_choices`), so a new game needs no line here.
@@ -69,7 +77,7 @@ class TournamentForm(forms.Form):
     club = forms.ModelChoiceField(queryset=Club.objects.none(), empty_label=None, label=_("Club"))
     name = forms.CharField(max_length=120, label=_("Name"))
     game = forms.ChoiceField(choices=(), label=_("Game"))
-    rounds = forms.IntegerField(min_value=1, max_value=50, initial=3, label=_("Rounds"))
+    rounds = forms.IntegerField(min_value=1, max_value=MOST_ROUNDS, initial=3, label=_("Rounds"))
     series_kind = forms.ChoiceField(
         choices=(),
         required=False,
@@ -111,14 +119,14 @@ class TournamentForm(forms.Form):
     )
     turn_seconds = forms.IntegerField(
         min_value=1,
-        max_value=3600,
+        max_value=MOST_TURN_SECONDS,
         required=False,
         label=_("Seconds per turn"),
         help_text=_("Empty: no clock."),
     )
     first_turn_grace = forms.IntegerField(
         min_value=0,
-        max_value=600,
+        max_value=MOST_FIRST_TURN_GRACE,
         initial=FIRST_TURN_GRACE,
         required=False,
         label=_("Seconds more for each game's first turn"),
@@ -126,7 +134,7 @@ class TournamentForm(forms.Form):
     )
     timeouts_to_bot = forms.IntegerField(
         min_value=0,
-        max_value=20,
+        max_value=MOST_TIMEOUTS_TO_BOT,
         initial=0,
         required=False,
         label=_("Timeouts before a bot takes the seat"),

@@ -264,6 +264,8 @@ def test_retries_conflicts_spectators_and_bad_messages_answer_as_the_rest_api(
                 ('{"type": "dance", "game": 1}', 400),
                 ('{"type": "follow", "game": 999999999999}', 404),
                 ('{"type": "follow"}', 400),
+                ('{"type": "follow", "game": 1, "after": -3}', 400),  # as ?after=-3 is
+                ('{"type": "follow", "game": 1, "after": 2147483648}', 400),
                 ("x" * 20_000, 400),
             ):
                 await spectator.ws.send_str(text)

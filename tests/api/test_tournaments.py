@@ -10,6 +10,7 @@ import pytest
 from tests.api.conftest import Api
 from tests.factories import ClubWorld, club_world
 from tests.service.play import play
+from tournaments import services
 from tournaments.models import CheckIn, Game, Registration, Round, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -271,3 +272,25 @@ def test_a_series_beyond_the_form_s_bounds_is_refused_by_the_api_too(
     assert status == 422 and problem["field"] == "series", problem
     assert "1000" in problem["detail"] and "'kind'" not in problem["detail"], problem
     assert not Tournament.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("field", "most"),
+    [("rounds", 100), ("turn_seconds", 86_400), ("timeouts_to_bot", 100)],
+)
+def test_the_page_and_the_api_take_a_tournament_within_the_same_bounds(
+    world: ClubWorld, api: Api, field: str, most: int
+) -> None:
+    from tournaments.forms import TournamentForm
+
+    # The form once took 50 rounds and an hour a turn where the API took 100 and a day.
+    form_field = TournamentForm.base_fields[field]
+    assert getattr(form_field, "max_value", None) == most
+    assert create(api, world, name=f"Most {field}", **{field: most})[0] == 201
+    status, problem = create(api, world, name=f"Beyond {field}", **{field: most + 1})
+    assert status == 400 and problem["field"] == field, problem
+    # The service asks the bound itself (the desk and the command line call it too).
+    with pytest.raises(services.ServiceError, match=f"{field} is a whole number from"):
+        services.create_tournament(
+            world.club, "Direct", "old_maid", **{"rounds": 1, field: most + 1}
+        )

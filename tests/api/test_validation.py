@@ -91,3 +91,23 @@ def test_a_string_sequence_says_to_send_a_number(world: ClubWorld, api: Api) -> 
     # The same value as a number is taken.
     status, body, _ = act(api, world, game, name, {"type": "draw", "index": 0})
     assert status == 200, body
+
+
+def test_a_refusal_quotes_what_was_sent_as_json_never_as_python(world: ClubWorld, api: Api) -> None:
+    # docs/api.md promises JSON: a client in any language reads "x" as what it sent, where
+    # Python's 'x' (or 5.0 for the 5 it sent) reads as something else.
+    org = world.tokens["org"]
+    _, game = tournament_game(world)
+    for query, quoted in (("status=bogus", '"bogus"'), ("limit=-1", '"-1"'), ("after=x", '"x"')):
+        path = "/api/v1/games?" if "after" not in query else f"/api/v1/games/{game.pk}/events?"
+        status, problem, _ = api.get(path + query)
+        assert status == 400 and f"not {quoted}" in problem["detail"], (query, problem)
+    status, problem, _ = api.post(
+        f"/api/v1/clubs/{world.club.pk}/players", {"name": "Alice", "username": "alice2"}, token=org
+    )
+    assert status in (400, 422) and 'called "Alice"' in problem["detail"], problem
+    body = {"club": world.club.pk, "name": "Points", "game": "give_and_take", "rounds": 1}
+    series = {"kind": "place_points", "target": 2, "points": [5, 3]}
+    status, problem, _ = api.post("/api/v1/tournaments", body | {"series": series}, token=org)
+    assert status in (400, 422) and "[5, 3]" in problem["detail"], problem
+    assert "5.0" not in problem["detail"]

@@ -70,7 +70,7 @@ def test_the_sign_up_link_makes_a_login_and_player_until_it_is_renewed_or_off() 
     assert services.club_of_signup_link(token) == club
     ann = services.sign_up(token, "Ann", "ann", PASSWORD)
     assert ann.club == club and ann.user is not None and ann.user.check_password(PASSWORD)
-    with pytest.raises(ServiceError, match="already has a player called 'Ann'"):
+    with pytest.raises(ServiceError, match='already has a player called "Ann"'):
         services.sign_up(token, "Ann", "ann2", PASSWORD)
     newer = services.renew_signup_link(club)
     assert newer != token

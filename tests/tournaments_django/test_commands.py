@@ -102,12 +102,12 @@ def test_commands_say_what_is_wrong() -> None:
             "create_tournament", "X", "--club", club.slug, "--game", "bhabhi", "--rounds", "1",
             "--series", "losses",
         )  # fmt: skip
-    with pytest.raises(CommandError, match="there is no game 'chess'"):
+    with pytest.raises(CommandError, match='there is no game "chess"'):
         run("create_tournament", "X", "--club", club.slug, "--game", "chess", "--rounds", "1")
-    with pytest.raises(CommandError, match="no tournament is called 'Nothing'"):
+    with pytest.raises(CommandError, match='no tournament is called "Nothing"'):
         run("show_seating", "Nothing")
     t = factories.tournament(club, [])
-    with pytest.raises(CommandError, match="Test Club has no player 'Ghost'"):
+    with pytest.raises(CommandError, match='Test Club has no player "Ghost"'):
         run("register", str(t.pk), "Ghost")
     with pytest.raises(CommandError, match="--fix 'Ann': write PLAYER=TABLE"):
         run("start_round", str(t.pk), "--fix", "Ann")

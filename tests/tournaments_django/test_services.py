@@ -48,7 +48,7 @@ def test_a_new_tournament_takes_the_games_defaults() -> None:
 @pytest.mark.parametrize(
     "settings,field,words",
     [
-        ({"game": "poker"}, "game", "there is no game 'poker'"),
+        ({"game": "poker"}, "game", 'there is no game "poker"'),
         ({"rounds": 0}, "rounds", "rounds is a whole number of at least 1"),
         ({"table_min": 2}, "table_min", "is played by 3 to 8 players"),
         ({"table_min": 5, "table_max": 4}, "table_min", "the smallest table cannot be larger"),
@@ -88,9 +88,9 @@ def test_settings_change_until_a_round_is_seated_then_only_the_name() -> None:
 def test_bots_must_be_of_a_known_level_and_players_unique_in_their_club() -> None:
     club = factories.club()
     services.add_player(club, "Ann")
-    with pytest.raises(ServiceError, match="already has a player called 'Ann'"):
+    with pytest.raises(ServiceError, match='already has a player called "Ann"'):
         services.add_player(club, "Ann")
-    with pytest.raises(ServiceError, match="no bot level 'genius'"):
+    with pytest.raises(ServiceError, match='no bot level "genius"'):
         services.add_player(club, "Robo", bot_level="genius")
 
 
@@ -460,7 +460,7 @@ def test_a_series_kind_that_cannot_score_the_game_is_refused() -> None:
     from tournaments import services
 
     club = services.create_club("Kind Club")
-    with pytest.raises(services.ServiceError, match="scored as 'first_to'"):
+    with pytest.raises(services.ServiceError, match='scored as "first_to"'):
         services.create_tournament(
             club, "Wrong", "give_away", rounds=1, series={"kind": "place_points", "target": 2}
         )

@@ -188,6 +188,22 @@ def test_a_timeout_task_run_just_before_the_deadline_waits_for_it() -> None:
     assert due <= applied.recorded_at < due + timedelta(seconds=0.5)
 
 
+def test_a_deadline_beyond_the_brokers_visibility_is_queued_within_it(settings: Any) -> None:
+    # A Redis broker hands a task held past its visibility timeout to another worker: a
+    # turn of a day would be delivered again every hour while it waited.
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    now = timezone.now()
+    soon, tomorrow = now + timedelta(minutes=10), now + timedelta(days=1)
+    assert tasks.held_until(soon) == soon
+    held = tasks.held_until(tomorrow)
+    assert held is not None and now + timedelta(minutes=29) < held <= timezone.now() + timedelta(
+        minutes=30
+    )
+    assert tasks.held_until(None) is None
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {}  # the embedded broker: held as long as due
+    assert tasks.held_until(tomorrow) == tomorrow
+
+
 @pytest.mark.django_db
 def test_the_sweep_applies_every_expired_deadline_and_leaves_the_others() -> None:
     games = [bot_game("give_away", [None, "random"], turn_seconds=30) for _ in range(3)]

@@ -22,6 +22,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils import translation
 from django.utils.translation import gettext
 
+from engine.contract import said
 from tournaments.api import throttling
 from tournaments.api.parsers import body_limit
 from tournaments.api.problems import (
@@ -59,7 +60,8 @@ class ApiProblemMiddleware:
         except ValueError:
             return problem_response(
                 "bad-request",
-                gettext("Content-Length %(length)r is not a number of bytes") % {"length": length},
+                gettext("Content-Length %(length)s is not a number of bytes")
+                % {"length": said(length)},
                 field="Content-Length",
                 request=request,
             )

@@ -12,6 +12,8 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 
+from engine.contract import said
+
 #: The largest number a query parameter takes (ids, sequences, offsets: 32-bit integers).
 MOST = 2**31 - 1
 
@@ -38,7 +40,7 @@ def whole_number(
         kind = what or gettext("a whole number")
         refusal = gettext("%(kind)s (%(bounds)s), not %(raw)s")
         raise ValidationError(
-            {name: [refusal % {"kind": kind, "bounds": bounds, "raw": repr(raw)}]}
+            {name: [refusal % {"kind": kind, "bounds": bounds, "raw": said(raw)}]}
         )
     return value
 

@@ -74,10 +74,12 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext
 from rest_framework import exceptions
 
+from engine.contract import said
 from tournaments import sql
 from tournaments.api import capacity, waiting
 from tournaments.api.authentication import hash_key
 from tournaments.api.handler import refusal_delay, refusals
+from tournaments.api.pagination import MOST
 from tournaments.api.parsers import load_json
 from tournaments.api.problems import (
     UNAVAILABLE_RETRY_SECONDS,
@@ -429,7 +431,7 @@ class PushConsumer(AsyncWebsocketConsumer):
         game = message.get("game")
         if kind not in ("follow", "unfollow", "act"):
             raise exceptions.ValidationError(
-                {"type": [gettext("one of follow, unfollow, act, not %(v)s") % {"v": repr(kind)}]}
+                {"type": [gettext("one of follow, unfollow, act, not %(v)s") % {"v": said(kind)}]}
             )
         if not isinstance(game, int) or isinstance(game, bool) or game < 1:
             raise exceptions.ValidationError({"game": [gettext("a game's id, a whole number")]})
@@ -549,8 +551,19 @@ class PushConsumer(AsyncWebsocketConsumer):
         may not be (a bad sequence, too many games, no such game to see); ``following``:
         how many other games the connection follows (``None``: it follows this one)."""
         self.count()
-        if not isinstance(after, int) or isinstance(after, bool):
-            raise exceptions.ValidationError({"after": [gettext("a sequence")]})
+        # As ``?after=`` is read over HTTP (pagination.whole_number), with -1 for "at once",
+        # which a follow without ``after`` means and the pages send.
+        if not isinstance(after, int) or isinstance(after, bool) or not -1 <= after <= MOST:
+            bounds = gettext("from %(least)s to %(most)s") % {"least": -1, "most": MOST}
+            refusal = gettext("%(kind)s (%(bounds)s), not %(raw)s")
+            raise exceptions.ValidationError(
+                {
+                    "after": [
+                        refusal
+                        % {"kind": gettext("a sequence"), "bounds": bounds, "raw": said(after)}
+                    ]
+                }
+            )
         if following is not None and following >= MAX_FOLLOWED:
             most = {"most": MAX_FOLLOWED}
             raise exceptions.ValidationError(

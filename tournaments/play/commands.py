@@ -28,7 +28,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from engine.contract import Game as Engine
-from engine.contract import IllegalAction
+from engine.contract import IllegalAction, said
 from events import store
 from events.store import LAST_ID, START, AppendResult, Conflict, NewEvent, StoredEvent
 from tournaments import sql
@@ -263,7 +263,7 @@ def _decide_and_append(
         raise IllegalAction(gettext_noop("the game is over"))
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < game.seats:
         raise IllegalAction(
-            gettext_noop("there is no seat %(seat)s at this table"), "seat", seat=repr(seat)
+            gettext_noop("there is no seat %(seat)s at this table"), "seat", seat=said(seat)
         )
     if kind == "timeout":
         if seat not in engine.waiting_for(state):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext
 
+from engine.contract import said
 from tournaments import sql
 from tournaments.models import Player, Registration, Round, Tournament
 
@@ -29,13 +30,28 @@ class ServiceError(ValueError):
         self.field = field
 
 
-def _positive(value: int | None, name: str, *, allow_none: bool = False, least: int = 1) -> None:
+def _positive(
+    value: int | None,
+    name: str,
+    *,
+    allow_none: bool = False,
+    least: int = 1,
+    most: int | None = None,
+) -> None:
     if value is None and allow_none:
         return
+    if most is not None and (
+        not isinstance(value, int) or isinstance(value, bool) or not least <= value <= most
+    ):
+        raise ServiceError(
+            gettext("%(name)s is a whole number from %(least)s to %(most)s, not %(value)s")
+            % {"name": name, "least": least, "most": most, "value": said(value)},
+            name,
+        )
     if not isinstance(value, int) or isinstance(value, bool) or value < least:
         raise ServiceError(
-            gettext("%(name)s is a whole number of at least %(least)s, not %(value)r")
-            % {"name": name, "least": least, "value": value},
+            gettext("%(name)s is a whole number of at least %(least)s, not %(value)s")
+            % {"name": name, "least": least, "value": said(value)},
             name,
         )
 
@@ -68,7 +84,7 @@ def _player(tournament: Tournament, player: PlayerRef) -> Player:
         found_or_none = Player.objects.filter(pk=player).first()
         if found_or_none is None:
             raise ServiceError(
-                gettext("there is no player %(player)r") % {"player": player}, "player"
+                gettext("there is no player %(player)s") % {"player": said(player)}, "player"
             )
         found = found_or_none
     if found.club_id != tournament.club_id:

@@ -15,6 +15,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext
 
 from engine.bots import bot_levels
+from engine.contract import said
 from engine.registry import all_games
 from tournaments import sql
 from tournaments.models import AccountLanguage, Club, LoginLinkChange, Player
@@ -29,14 +30,15 @@ def create_club(name: str, *, slug: str | None = None, organisers: Iterable[User
     slug = slugify(slug if slug is not None else name)[:60]
     if not slug:
         raise ServiceError(
-            gettext("cannot make a slug of %(name)r: give one with letters") % {"name": name},
+            gettext("cannot make a slug of %(name)s: give one with letters") % {"name": said(name)},
             "slug",
         )
     with transaction.atomic():
         sql.lock_club_creation()  # after a first run deciding the install was empty
         if Club.objects.filter(slug=slug).exists():
             raise ServiceError(
-                gettext("a club with the slug %(slug)r exists already") % {"slug": slug}, "slug"
+                gettext("a club with the slug %(slug)s exists already") % {"slug": said(slug)},
+                "slug",
             )
         club = Club.objects.create(name=name, slug=slug)
         club.organisers.add(*organisers)
@@ -65,8 +67,8 @@ def add_player(
         raise ServiceError(gettext("a player needs a name"), "name")
     if bot_level and bot_level not in known_bot_levels():
         raise ServiceError(
-            gettext("there is no bot level %(bot_level)r; known: %(value)s")
-            % {"bot_level": bot_level, "value": ", ".join(sorted(known_bot_levels()))},
+            gettext("there is no bot level %(bot_level)s; known: %(value)s")
+            % {"bot_level": said(bot_level), "value": ", ".join(sorted(known_bot_levels()))},
             "bot",
         )
     if bot_level and user is not None:
@@ -74,14 +76,14 @@ def add_player(
     with transaction.atomic():
         if Player.objects.filter(club=club, name=name).exists():
             raise ServiceError(
-                gettext("%(club)s already has a player called %(name)r")
-                % {"club": club, "name": name},
+                gettext("%(club)s already has a player called %(name)s")
+                % {"club": club, "name": said(name)},
                 "name",
             )
         if user is not None and Player.objects.filter(club=club, user=user).exists():
             raise ServiceError(
-                gettext("the login %(user)r already plays in %(club)s")
-                % {"user": user.get_username(), "club": club},
+                gettext("the login %(user)s already plays in %(club)s")
+                % {"user": said(user.get_username()), "club": club},
                 "user",
             )
         player = Player.objects.create(club=club, name=name, user=user, bot_level=bot_level)
@@ -112,8 +114,8 @@ def link_login(player: Player, user: User | None, *, by: User | None = None) -> 
             .exists()
         ):
             raise ServiceError(
-                gettext("the login %(user)r already plays in %(club)s")
-                % {"user": user.get_username(), "club": locked.club},
+                gettext("the login %(user)s already plays in %(club)s")
+                % {"user": said(user.get_username()), "club": locked.club},
                 "user",
             )
         table = locked.table_in_play()
@@ -161,7 +163,7 @@ def set_play_forced_moves(user: User, on: bool) -> bool:
     """
     if not isinstance(on, bool):
         raise ServiceError(
-            gettext("play_forced_moves is true or false, not %(on)r") % {"on": on},
+            gettext("play_forced_moves is true or false, not %(on)s") % {"on": said(on)},
             "play_forced_moves",
         )
     with transaction.atomic():
@@ -205,15 +207,16 @@ def _new_login(username: str, password: str, email: str = "") -> User:
         UnicodeUsernameValidator()(username)
     except ValidationError:
         raise ServiceError(
-            gettext("%(username)r cannot be a user name: use letters, digits and @ . + - _ only")
-            % {"username": username},
+            gettext("%(username)s cannot be a user name: use letters, digits and @ . + - _ only")
+            % {"username": said(username)},
             "username",
         ) from None
     if len(username) > 150:
         raise ServiceError(gettext("a user name has at most 150 characters"), "username")
     if User.objects.filter(username__iexact=username).exists():
         raise ServiceError(
-            gettext("the user name %(username)r is taken: choose another") % {"username": username},
+            gettext("the user name %(username)s is taken: choose another")
+            % {"username": said(username)},
             "username",
         )
     _check_password(password, User(username=username, email=email))
@@ -251,8 +254,8 @@ def first_run(name: str, username: str, password: str, *, email: str = "") -> tu
             )
         if User.objects.filter(username__iexact=(username or "").strip()).exists():
             raise ServiceError(
-                gettext("the user name %(username)r is taken: choose another")
-                % {"username": username},
+                gettext("the user name %(username)s is taken: choose another")
+                % {"username": said(username)},
                 "username",
             )
         return create_club_with_organiser(name, username, password, email=email)
@@ -298,8 +301,8 @@ def _language(code: str, *, blank: bool) -> str:
     if code in codes or (blank and code == ""):
         return code
     raise ServiceError(
-        gettext("there is no language %(code)r: choose one of %(codes)s")
-        % {"code": code, "codes": ", ".join(codes)},
+        gettext("there is no language %(code)s: choose one of %(codes)s")
+        % {"code": said(code), "codes": ", ".join(codes)},
         "language",
     )
 
@@ -342,8 +345,8 @@ def sign_up(token: str, name: str, username: str, password: str) -> Player:
             )
         if (name or "").strip() and Player.objects.filter(club=club, name=name.strip()).exists():
             raise ServiceError(
-                gettext("%(club)s already has a player called %(strip)r: add your surname")
-                % {"club": club, "strip": name.strip()},
+                gettext("%(club)s already has a player called %(strip)s: add your surname")
+                % {"club": club, "strip": said(name.strip())},
                 "name",
             )
         user = _new_login(username, password)
@@ -356,10 +359,10 @@ def add_organiser(club: Club, user: User, *, by: User | None = None) -> User:
         if not Player.objects.filter(club=club, user=user).exists():
             raise ServiceError(
                 gettext(
-                    "the login %(user)r plays for no one in %(club)s: add them as "
+                    "the login %(user)s plays for no one in %(club)s: add them as "
                     "a player of the club first"
                 )
-                % {"user": user.get_username(), "club": club},
+                % {"user": said(user.get_username()), "club": club},
                 "user",
             )
         club.organisers.add(user)

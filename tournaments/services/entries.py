@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils.translation import gettext
 
 from engine.bots import bot_levels
+from engine.contract import said
 from tournaments.models import Absence, CheckIn, Registration, Round, Tournament
 from tournaments.play import randomness
 from tournaments.seating import Constraints
@@ -44,12 +45,12 @@ def register(
         if who.is_bot and who.bot_level not in bot_levels(tournament.game):
             raise ServiceError(
                 gettext(
-                    "%(who)s is a %(bot_level)r bot, which does not play %(game)s; "
+                    "%(who)s is a %(bot_level)s bot, which does not play %(game)s; "
                     "levels: %(value)s"
                 )
                 % {
                     "who": who.name,
-                    "bot_level": who.bot_level,
+                    "bot_level": said(who.bot_level),
                     "game": tournament.game,
                     "value": ", ".join(bot_levels(tournament.game)),
                 },

@@ -26,6 +26,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
+from engine.contract import said
 from engine.fairness import commitment
 from events import store
 from events.store import NewEvent
@@ -122,8 +123,8 @@ def _constraints(
         who = _player(tournament, player)
         if not isinstance(number, int) or isinstance(number, bool) or number < 1:
             raise ServiceError(
-                gettext("%(who)s is fixed to table %(number)r: tables count from 1")
-                % {"who": who.name, "number": number}
+                gettext("%(who)s is fixed to table %(number)s: tables count from 1")
+                % {"who": who.name, "number": said(number)}
             )
         pinned[str(who.pk)] = number - 1
     pairs: list[tuple[str, str]] = []

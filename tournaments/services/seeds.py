@@ -27,7 +27,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils.translation import gettext, ngettext
 
-from engine.contract import IllegalAction
+from engine.contract import IllegalAction, said
 from engine.fairness import FairnessError, check_client_seed, commitment
 from engine.registry import get_game
 from events import store
@@ -227,7 +227,9 @@ def commit_standalone_deal(
     try:
         engine = get_game(kind)
     except KeyError:
-        raise ServiceError(gettext("there is no game %(kind)r") % {"kind": kind}, "kind") from None
+        raise ServiceError(
+            gettext("there is no game %(kind)s") % {"kind": said(kind)}, "kind"
+        ) from None
     if not engine.min_seats <= len(players) <= engine.max_seats:
         raise ServiceError(
             gettext("%(engine)s is played by %(min_seats)s to %(max_seats)s players, not %(value)s")

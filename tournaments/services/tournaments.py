@@ -14,6 +14,14 @@ from engine.series import SeriesFormat
 from tournaments.models import Club, Player, Round, Tournament
 from tournaments.services.base import ServiceError, _lock, _positive
 
+#: A tournament's bounds, asked here and offered by the page's form and the API alike
+#: (the form took 50 rounds and an hour a turn where the API took 100 and a day).
+MOST_ROUNDS = 100
+#: A day a turn: a tournament played by correspondence, a move a day.
+MOST_TURN_SECONDS = 86_400
+MOST_FIRST_TURN_GRACE = 600
+MOST_TIMEOUTS_TO_BOT = 100
+
 #: The series kinds (:mod:`engine.series`) in the organiser's words; the form's choices
 #: (:mod:`tournaments.forms`) and the refusals say them alike.
 SERIES_KIND_WORDS = {
@@ -70,16 +78,20 @@ def _series_format(
         # words first, the API's code after (scored as …) for those who send JSON.
         raise ServiceError(
             gettext(
-                '%(value)s (scored as %(expected)r; in the API give {"kind": '
+                '%(value)s (scored as "%(expected)s"; in the API give {"kind": '
                 '"%(expected)s", "target": N})'
             )
             % {"value": series_refusal(game, fmt.kind), "expected": expected},
             "series",
         )
     if fmt.kind == "place_points" and fmt.points is not None and len(fmt.points) < table_max:
+        # Quoted as the client wrote them: the format keeps floats, which would read 5.0.
         raise ServiceError(
             gettext("the place points %(value)s have fewer places than a table of %(table_max)s")
-            % {"value": list(fmt.points), "table_max": table_max},
+            % {
+                "value": said([int(p) if p.is_integer() else p for p in fmt.points]),
+                "table_max": table_max,
+            },
             "series",
         )
     return fmt
@@ -101,7 +113,7 @@ def _checked_settings(
     first_turn_grace: int = 0,
 ) -> dict[str, Any]:
     """A tournament's settings checked and completed with the game's defaults."""
-    _positive(first_turn_grace, "first_turn_grace", least=0)
+    _positive(first_turn_grace, "first_turn_grace", least=0, most=MOST_FIRST_TURN_GRACE)
     name = (name or "").strip()
     if not name:
         raise ServiceError(gettext("a tournament needs a name"), "name")
@@ -110,10 +122,11 @@ def _checked_settings(
     except KeyError:
         known = ", ".join(sorted(g.id for g in all_games()))
         raise ServiceError(
-            gettext("there is no game %(game)r; known: %(known)s") % {"game": game, "known": known},
+            gettext("there is no game %(game)s; known: %(known)s")
+            % {"game": said(game), "known": known},
             "game",
         ) from None
-    _positive(rounds, "rounds")
+    _positive(rounds, "rounds", most=MOST_ROUNDS)
     low = engine.min_seats if table_min is None else table_min
     high = engine.max_seats if table_max is None else table_max
     _positive(low, "table_min")
@@ -153,12 +166,15 @@ def _checked_settings(
             )
     if seating_mode not in Tournament.SeatingMode.values:
         raise ServiceError(
-            gettext("seating mode is one of %(value)s, not %(seating_mode)r")
-            % {"value": ", ".join(Tournament.SeatingMode.values), "seating_mode": seating_mode},
+            gettext("seating mode is one of %(value)s, not %(seating_mode)s")
+            % {
+                "value": ", ".join(Tournament.SeatingMode.values),
+                "seating_mode": said(seating_mode),
+            },
             "seating_mode",
         )
-    _positive(turn_seconds, "turn_seconds", allow_none=True)
-    _positive(timeouts_to_bot, "timeouts_to_bot", least=0)
+    _positive(turn_seconds, "turn_seconds", allow_none=True, most=MOST_TURN_SECONDS)
+    _positive(timeouts_to_bot, "timeouts_to_bot", least=0, most=MOST_TIMEOUTS_TO_BOT)
     fmt = _series_format(series, game, high)
     return {
         "name": name,
@@ -303,11 +319,11 @@ def find_tournament(ref: str | int) -> Tournament:
     if len(named) != 1:
         raise ServiceError(
             (
-                gettext("no tournament is called %(text)r: give its id")
+                gettext("no tournament is called %(text)s: give its id")
                 if not named
-                else gettext("more than one tournament is called %(text)r: give its id")
+                else gettext("more than one tournament is called %(text)s: give its id")
             )
-            % {"text": text},
+            % {"text": said(text)},
             "tournament",
         )
     return named[0]
@@ -321,6 +337,7 @@ def find_player(club: Club, ref: str | int) -> Player:
         found = Player.objects.filter(club=club, pk=int(text)).first()
     if found is None:
         raise ServiceError(
-            gettext("%(club)s has no player %(text)r") % {"club": club, "text": text}, "player"
+            gettext("%(club)s has no player %(text)s") % {"club": club, "text": said(text)},
+            "player",
         )
     return found

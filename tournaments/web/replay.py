@@ -7,6 +7,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import gettext
 
+from engine.contract import said
 from tournaments.play import is_revealed
 from tournaments.services import queries
 from tournaments.templatetags.tables import present, result_text, story
@@ -25,7 +26,7 @@ def _seat(request: HttpRequest, seats: int) -> int | None:
                 "There is no seat %(seat)s at this game: choose a seat from 1 to %(seats)s,"
                 " or every card."
             )
-            % {"seat": repr(given[:20]), "seats": seats}
+            % {"seat": said(given[:20]), "seats": seats}
         )
     return int(given) - 1
 

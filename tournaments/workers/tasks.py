@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from datetime import datetime, timedelta
 from typing import Any
 
 from celery import shared_task
@@ -119,7 +120,7 @@ def timeout(self: Any, game_id: int, seat: int, expected_sequence: int) -> int |
         return None
     early = (due - timezone.now()).total_seconds()
     if early > EARLY_WAIT_SECONDS:
-        self.apply_async((game_id, seat, expected_sequence), eta=due)
+        self.apply_async((game_id, seat, expected_sequence), eta=held_until(due))
         return None
     if early > 0:
         time.sleep(early + 0.001)
@@ -185,7 +186,7 @@ def dispatch(game: Game, bots: dict[int, str] | None = None, state: Any = None) 
         if seat in bots:
             continue  # a bot acts at once; the sweep still enforces its clock
         due = deadline_of(game, seat)
-        timeout.apply_async((game.pk, seat, game.sequence), eta=due)
+        timeout.apply_async((game.pk, seat, game.sequence), eta=held_until(due))
         queued.append(f"timeout({game.pk}, {seat}, {game.sequence})")
     return queued
 
@@ -200,6 +201,22 @@ def _finished_round_of(game: Game) -> int | None:
     if row.tournament_status != Tournament.Status.RUNNING or row.round_number >= row.rounds:
         return None
     return row.tournament
+
+
+def held_until(due: datetime | None) -> datetime | None:
+    """When a timeout task due at ``due`` is to run: then, or sooner, to be queued again
+    (``None``: at once).
+
+    A Redis broker gives a task held unacknowledged past its visibility timeout to another
+    worker: a deadline further off than that (a turn of a day, which a tournament may have)
+    would be delivered again and again while it waits.  A task queued sooner finds itself
+    early and queues itself again (:func:`timeout`), each time within the timeout.
+    """
+    options = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", None) or {}
+    visible = options.get("visibility_timeout")
+    if visible is None or due is None:
+        return due
+    return min(due, timezone.now() + timedelta(seconds=float(visible) / 2))
 
 
 _eager = threading.local()

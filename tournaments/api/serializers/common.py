@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
+from engine.contract import said
 from engine.registry import game_ids
 
 #: The games registered when the API's schema is made (its enums); validation asks the
@@ -26,13 +28,11 @@ class WholeNumberField(serializers.IntegerField):
 
     default_error_messages = {
         **serializers.IntegerField.default_error_messages,
-        "strict": "a whole number (a JSON number such as 7), not {sent}",
+        "strict": gettext_lazy("a whole number (a JSON number such as 7), not {sent}"),
     }
 
     def to_internal_value(self, data: Any) -> int:
         if isinstance(data, bool) or not isinstance(data, int):
-            from engine.contract import said
-
             self.fail("strict", sent=said(data))
         value: int = super().to_internal_value(data)
         return value
@@ -47,13 +47,11 @@ class StrictBooleanField(serializers.BooleanField):
 
     default_error_messages = {
         **serializers.BooleanField.default_error_messages,
-        "strict": "true or false (JSON), not {sent}",
+        "strict": gettext_lazy("true or false (JSON), not {sent}"),
     }
 
     def to_internal_value(self, data: Any) -> bool:
         if not isinstance(data, bool):
-            from engine.contract import said
-
             self.fail("strict", sent=said(data))
         return data
 
@@ -64,13 +62,11 @@ class StrictCharField(serializers.CharField):
 
     default_error_messages = {
         **serializers.CharField.default_error_messages,
-        "strict": 'a text (a JSON string such as "abc"), not {sent}',
+        "strict": gettext_lazy('a text (a JSON string such as "abc"), not {sent}'),
     }
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
-            from engine.contract import said
-
             self.fail("strict", sent=said(data))
         value: str = super().to_internal_value(data)
         return value

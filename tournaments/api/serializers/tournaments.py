@@ -16,6 +16,7 @@ from tournaments.api.serializers.common import (
     WholeNumberField,
 )
 from tournaments.models import CheckIn, Registration, Round, Table, TableSeat, Tournament
+from tournaments.services.tournaments import MOST_ROUNDS, MOST_TIMEOUTS_TO_BOT, MOST_TURN_SECONDS
 
 # -- tournaments -----------------------------------------------------------------------------------
 
@@ -57,7 +58,7 @@ class TournamentCreateSerializer(serializers.Serializer[Any]):
     club = WholeNumberField(min_value=1)
     name = serializers.CharField(max_length=120)
     game = serializers.ChoiceField(choices=GAME_IDS)
-    rounds = WholeNumberField(min_value=1, max_value=100)
+    rounds = WholeNumberField(min_value=1, max_value=MOST_ROUNDS)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -73,9 +74,9 @@ class TournamentCreateSerializer(serializers.Serializer[Any]):
         choices=Tournament.SeatingMode.choices, default=Tournament.SeatingMode.MIXING
     )
     turn_seconds = WholeNumberField(
-        min_value=1, max_value=86_400, required=False, allow_null=True, default=None
+        min_value=1, max_value=MOST_TURN_SECONDS, required=False, allow_null=True, default=None
     )
-    timeouts_to_bot = WholeNumberField(min_value=0, max_value=100, default=0)
+    timeouts_to_bot = WholeNumberField(min_value=0, max_value=MOST_TIMEOUTS_TO_BOT, default=0)
     duplicate_deals = StrictBooleanField(default=False)
     timeout_forfeits = StrictBooleanField(
         default=True,

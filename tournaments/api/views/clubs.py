@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from engine.contract import said
 from engine.registry import game_ids
 from tournaments import services, standings
 from tournaments.api.pagination import Pagination
@@ -117,7 +118,7 @@ class PlayerListView(generics.ListAPIView[Player]):
             user = User.objects.filter(username=data["username"]).first()
             if user is None:
                 raise Refused(
-                    gettext("there is no login %(name)s") % {"name": repr(data["username"])},
+                    gettext("there is no login %(name)s") % {"name": said(data["username"])},
                     "username",
                 )
         player = services.add_player(
@@ -158,7 +159,7 @@ class PlayerDetailView(generics.RetrieveAPIView[Player]):
             user = User.objects.filter(username=username).first()
             if user is None:
                 raise Refused(
-                    gettext("there is no login %(name)s") % {"name": repr(username)}, "username"
+                    gettext("there is no login %(name)s") % {"name": said(username)}, "username"
                 )
         player = services.link_login(player, user, by=organiser)
         return Response(PlayerSerializer(player).data)
@@ -204,7 +205,7 @@ class RatingsView(APIView):
                 {
                     "game": [
                         gettext("one of %(values)s, not %(value)s")
-                        % {"values": ", ".join(game_ids()), "value": repr(game)}
+                        % {"values": ", ".join(game_ids()), "value": said(game)}
                     ]
                 }
             )
@@ -292,7 +293,7 @@ class ClubOrganisersView(APIView):
         user = User.objects.filter(username=username).first()
         if user is None:
             raise Refused(
-                gettext("there is no login %(name)s") % {"name": repr(username)}, "username"
+                gettext("there is no login %(name)s") % {"name": said(username)}, "username"
             )
         services.add_organiser(club, user, by=organiser)
         return Response(_organisers(club), status=201)

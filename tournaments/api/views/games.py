@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from engine.contract import said
 from tournaments import play as games
 from tournaments.api import capacity, waiting
 from tournaments.api.pagination import Pagination, whole_number
@@ -118,7 +119,7 @@ class GameListView(APIView):
                     {
                         "status": [
                             gettext("one of %(values)s, not %(value)s")
-                            % {"values": ", ".join(Game.Status.values), "value": repr(status)}
+                            % {"values": ", ".join(Game.Status.values), "value": said(status)}
                         ]
                     }
                 )
@@ -132,7 +133,7 @@ class GameListView(APIView):
         mine = request.query_params.get("mine", "").lower()
         if mine not in ("", "true", "false", "1", "0"):
             raise ValidationError(
-                {"mine": [gettext("true or false, not %(raw)s") % {"raw": repr(mine)}]}
+                {"mine": [gettext("true or false, not %(raw)s") % {"raw": said(mine)}]}
             )
         if mine in ("true", "1"):
             user = signed_in(request)
@@ -221,7 +222,7 @@ class GameDetailView(APIView):
             value = float(raw)
         except ValueError:
             raise ValidationError(
-                {"wait": [gettext("seconds, a number, not %(raw)s") % {"raw": repr(raw)}]}
+                {"wait": [gettext("seconds, a number, not %(raw)s") % {"raw": said(raw)}]}
             ) from None
         if not 0 <= value < float("inf"):  # also refuses nan
             raise ValidationError(

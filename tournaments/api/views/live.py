@@ -55,7 +55,7 @@ def _stream_timeout(request: Request) -> float:
         value = float(raw)
     except ValueError:
         raise ValidationError(
-            {"timeout": [gettext("seconds, a number, not %(raw)s") % {"raw": repr(raw)}]}
+            {"timeout": [gettext("seconds, a number, not %(raw)s") % {"raw": said(raw)}]}
         ) from None
     if not 0 < value <= most:
         raise ValidationError(
@@ -106,7 +106,7 @@ def _with_view(request: Request) -> bool:
     raw = request.query_params.get("view", "").lower()
     if raw not in ("", "true", "false", "1", "0"):
         raise ValidationError(
-            {"view": [gettext("true or false, not %(raw)s") % {"raw": repr(raw)}]}
+            {"view": [gettext("true or false, not %(raw)s") % {"raw": said(raw)}]}
         )
     return raw in ("true", "1")
 
@@ -125,7 +125,7 @@ def _notice_after(request: Request) -> streams.Position | None:
         raise ValidationError(
             {
                 "Last-Event-ID": [
-                    gettext("a position beyond any notice: %(last)s") % {"last": repr(last)}
+                    gettext("a position beyond any notice: %(last)s") % {"last": said(last)}
                 ]
             }
         )
@@ -163,7 +163,7 @@ class GameStreamView(APIView):
                 {
                     "Last-Event-ID": [
                         gettext("a game's event id is a sequence, not %(last)s")
-                        % {"last": repr(last)}
+                        % {"last": said(last)}
                     ]
                 }
             )

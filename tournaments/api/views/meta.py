@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from engine.contract import said
 from tournaments.api.pagination import Pagination
 from tournaments.api.problems import PROBLEM_TYPES
 from tournaments.api.serializers import ProblemTypeSerializer
@@ -83,7 +84,7 @@ class ProblemTypeView(APIView):
         if kind is None:
             raise NotFound(
                 gettext("there is no problem type %(slug)s: see /api/v1/problems")
-                % {"slug": repr(slug)}
+                % {"slug": said(slug)}
             )
         return Response(
             {

@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from engine.contract import said
 from tournaments import services, standings
 from tournaments.api.pagination import Pagination
 from tournaments.api.permissions import (
@@ -56,7 +57,7 @@ class TournamentListView(generics.ListAPIView[Tournament]):
                     {
                         "status": [
                             gettext("one of %(values)s, not %(value)s")
-                            % {"values": ", ".join(Tournament.Status.values), "value": repr(status)}
+                            % {"values": ", ".join(Tournament.Status.values), "value": said(status)}
                         ]
                     }
                 )
