@@ -182,3 +182,27 @@ def test_the_questions_of_a_round_refused_go_back_to_the_desk_with_the_reason(
     answer = org.get(f"/tournaments/{tournament.pk}/confirm/reseat", follow=True)
     assert "no round is seated and waiting to begin" in answer.content.decode()
     assert not Round.objects.filter(tournament=tournament).exists()
+
+
+def test_a_question_whose_answer_would_be_refused_is_not_asked(world: PageWorld) -> None:
+    # Found by trying: "Delete it? It has not started" of a tournament playing its round,
+    # and a forfeit asked for a round beyond any; each POST was refused, after the question.
+    tournament = _night(world)
+    services.start_round(tournament, auto_check_in=True)
+    org = world.client(world.organiser)
+    for url, reason in (
+        (f"/tournaments/{tournament.pk}/confirm/delete", "cannot be deleted"),
+        (
+            f"/tournaments/{tournament.pk}/confirm/forfeit?player={world.player.pk}&round=99",
+            "has not begun",
+        ),
+        (
+            f"/tournaments/{tournament.pk}/confirm/unforfeit?player={world.player.pk}&round=1",
+            "has not begun",  # seated, not begun
+        ),
+    ):
+        answer = org.get(url, follow=True)
+        page = answer.content.decode()
+        assert answer.redirect_chain and 'id="confirm-form"' not in page, url
+        assert reason in page, re.findall(r'role="status">([^<]*)<', page)
+    assert Tournament.objects.filter(pk=tournament.pk).exists()

@@ -9,9 +9,12 @@ from collections.abc import Callable
 import pytest
 from django.contrib.auth.models import User
 
+from engine.contract import IllegalAction
+from engine.registry import get_game
 from tests.factories import PageWorld
 from tournaments.models import Game
 from tournaments.play import game_view
+from tournaments.play.state import load_state
 from tournaments.services.access import seat_of
 from tournaments.workers.autoplay import play_forced_move
 
@@ -347,3 +350,24 @@ def test_the_play_page_of_a_russian_reader_tells_the_game_in_russian(
     assert "раздаёт" in page and " deals " not in page
     assert re.search(r'aria-label="[^"]*(пик|червей|бубен|треф|рубашкой вверх|на руке)"', page)
     assert not re.search(r'aria-label="[^"]*\b(of spades|of hearts|of diamonds|of clubs)', page)
+
+
+def test_a_refusal_naming_a_seat_or_position_is_not_shown_counted_from_zero(
+    world: PageWorld, make_person_game: Callable[..., Game]
+) -> None:
+    # The rules' words count seats and positions from 0 (the API's); the page counts from
+    # 1, and no button sends a seat or a position it does not offer.
+    game = make_person_game("old_maid")
+    client = world.client(world.person)
+    view = client.get(f"/api/v1/games/{game.pk}").json()
+    crafted = {"type": "draw", "index": 99}  # beyond any fan, or not this seat's draw
+    with pytest.raises(IllegalAction) as refused:
+        get_game("old_maid").decide(load_state(game.pk), view["seat"], crafted)
+    assert any(str(n) in str(refused.value) for n in range(4)), refused.value  # from 0
+    wrong = client.post(
+        f"/games/{game.pk}/act",
+        {"action": json.dumps(crafted), "sequence": game.sequence},
+        HTTP_X_REQUESTED_WITH="fetch",
+    )
+    message = wrong.json()["message"]
+    assert wrong.status_code == 400 and "choose one of the buttons" in message, message

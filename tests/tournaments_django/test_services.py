@@ -49,14 +49,14 @@ def test_a_new_tournament_takes_the_games_defaults() -> None:
     "settings,field,words",
     [
         ({"game": "poker"}, "game", 'there is no game "poker"'),
-        ({"rounds": 0}, "rounds", "rounds is a whole number of at least 1"),
+        ({"rounds": 0}, "rounds", "rounds is a whole number from 1 to 100"),
         ({"table_min": 2}, "table_min", "is played by 3 to 8 players"),
         ({"table_min": 5, "table_max": 4}, "table_min", "the smallest table cannot be larger"),
         ({"table_max": 9}, "table_max", "is played by 3 to 8 players"),
         ({"table_preferred": 7, "table_max": 6}, "table_preferred", "outside 3–6"),
         ({"seating_mode": "chaos"}, "seating_mode", "mixing, swiss"),
         ({"series": {"kind": "best_of", "target": 3}}, "series", "bad series format"),
-        ({"turn_seconds": 0}, "turn_seconds", "at least 1"),
+        ({"turn_seconds": 0}, "turn_seconds", "from 1 to 86400"),
         ({"name": " "}, "name", "needs a name"),
     ],
 )

@@ -43,7 +43,7 @@ from tournaments.services.clubs import (
     sign_up,
 )
 from tournaments.services.entries import check_in, drop, mark_absent, register, withdraw
-from tournaments.services.forfeits import forfeit, unforfeit
+from tournaments.services.forfeits import check_decision, forfeit, unforfeit
 from tournaments.services.rounds import (
     begin_round,
     late_players,
@@ -69,6 +69,7 @@ from tournaments.services.seeds import (
 from tournaments.services.series import game_over
 from tournaments.services.tournaments import (
     SETTINGS,
+    check_deletable,
     create_tournament,
     delete_tournament,
     find_player,
@@ -87,21 +88,23 @@ __all__ = [
     "add_player",
     "add_player_with_login",
     "begin_round",
+    "check_decision",
+    "check_deletable",
     "check_in",
     "client_seeds_of",
-    "commit_standalone_deal",
     "close_signup_link",
     "club_of_signup_link",
+    "commit_standalone_deal",
     "create_club",
     "create_club_with_organiser",
     "create_tournament",
     "deal_standalone",
     "delete_tournament",
     "drop",
-    "forfeit",
     "find_player",
     "find_tournament",
     "first_run",
+    "forfeit",
     "game_over",
     "is_organiser",
     "known_bot_levels",
@@ -126,8 +129,8 @@ __all__ = [
     "set_client_seed",
     "set_club_language",
     "set_play_forced_moves",
-    "standalone_deals_waiting",
     "sign_up",
+    "standalone_deals_waiting",
     "start_round",
     "swap_players",
     "unchecked_players",

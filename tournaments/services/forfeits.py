@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext
 
-from tournaments.models import Forfeit, Round, TableSeat, Tournament
+from tournaments.models import Forfeit, Player, Round, TableSeat, Tournament
 from tournaments.services.base import PlayerRef, ServiceError, _lock, _player
 from tournaments.standings import forfeits_in_force
 
@@ -22,31 +22,7 @@ def _decide(
 ) -> Forfeit:
     with transaction.atomic():
         tournament = _lock(tournament)
-        who = _player(tournament, player)
-        round_ = Round.objects.filter(tournament=tournament, number=round_number).first()
-        if round_ is None or round_.status not in (Round.Status.PLAYING, Round.Status.FINISHED):
-            raise ServiceError(
-                gettext(
-                    "round %(round_number)s of %(tournament)s has not begun: only "
-                    "a series that was played can be forfeited"
-                )
-                % {"round_number": round_number, "tournament": tournament.name},
-                "round_number",
-            )
-        if not TableSeat.objects.filter(table__round=round_, player=who).exists():
-            raise ServiceError(
-                gettext("%(who)s had no seat at a table in round %(round_number)s")
-                % {"who": who.name, "round_number": round_number},
-                "player",
-            )
-        now = str(who.pk) in forfeits_in_force(tournament).get(round_number, set())
-        if now == forfeit:
-            state = gettext("already forfeited") if forfeit else gettext("not forfeited")
-            raise ServiceError(
-                gettext("%(who)s's series in round %(round_number)s is %(state)s")
-                % {"who": who.name, "round_number": round_number, "state": state},
-                "player",
-            )
+        who = check_decision(tournament, player, round_number, forfeit)
         user = by if getattr(by, "is_authenticated", False) else None
         return Forfeit.objects.create(
             tournament=tournament,
@@ -56,6 +32,41 @@ def _decide(
             cause=Forfeit.Cause.ORGANISER,
             by=user,
         )
+
+
+def check_decision(
+    tournament: Tournament, player: PlayerRef, round_number: int, forfeit: bool
+) -> Player:
+    """The player whose series in round ``round_number`` may be forfeited (``forfeit``) or
+    have its forfeit lifted; a :class:`ServiceError` saying why not otherwise.  What
+    :func:`forfeit` and :func:`unforfeit` ask, and the page's confirmation before them
+    (which asked about a round beyond any)."""
+    who = _player(tournament, player)
+    round_ = Round.objects.filter(tournament=tournament, number=round_number).first()
+    if round_ is None or round_.status not in (Round.Status.PLAYING, Round.Status.FINISHED):
+        raise ServiceError(
+            gettext(
+                "round %(round_number)s of %(tournament)s has not begun: only "
+                "a series that was played can be forfeited"
+            )
+            % {"round_number": round_number, "tournament": tournament.name},
+            "round_number",
+        )
+    if not TableSeat.objects.filter(table__round=round_, player=who).exists():
+        raise ServiceError(
+            gettext("%(who)s had no seat at a table in round %(round_number)s")
+            % {"who": who.name, "round_number": round_number},
+            "player",
+        )
+    now = str(who.pk) in forfeits_in_force(tournament).get(round_number, set())
+    if now == forfeit:
+        state = gettext("already forfeited") if forfeit else gettext("not forfeited")
+        raise ServiceError(
+            gettext("%(who)s's series in round %(round_number)s is %(state)s")
+            % {"who": who.name, "round_number": round_number, "state": state},
+            "player",
+        )
+    return who
 
 
 def forfeit(

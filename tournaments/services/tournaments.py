@@ -294,15 +294,20 @@ def delete_tournament(tournament: Tournament) -> None:
     """
     with transaction.atomic():
         tournament = _lock(tournament)
-        if Round.objects.filter(tournament=tournament).exists():
-            raise ServiceError(
-                gettext(
-                    "%(tournament)s has seated rounds: a tournament that has "
-                    "started cannot be deleted"
-                )
-                % {"tournament": tournament.name}
-            )
+        check_deletable(tournament)
         tournament.delete()
+
+
+def check_deletable(tournament: Tournament) -> None:
+    """Refuse (:class:`ServiceError`) to delete a tournament that has started: what
+    :func:`delete_tournament` asks, and the page's confirmation before it."""
+    if Round.objects.filter(tournament=tournament).exists():
+        raise ServiceError(
+            gettext(
+                "%(tournament)s has seated rounds: a tournament that has started cannot be deleted"
+            )
+            % {"tournament": tournament.name}
+        )
 
 
 def find_tournament(ref: str | int) -> Tournament:

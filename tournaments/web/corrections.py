@@ -131,6 +131,7 @@ def _series_of(t: Tournament, data: Any) -> tuple[Player, int]:
 
 def _forfeit_question(t: Tournament, data: Any) -> str:
     who, number = _series_of(t, data)
+    services.check_decision(t, who, number, True)  # refused now, not once confirmed
     return _(
         "Forfeit %(player)s's series in round %(number)s? It counts as last place at"
         " their table, marked “forfeit” in the standings. You can lift it again."
@@ -148,6 +149,7 @@ def _forfeit(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
 
 def _unforfeit_question(t: Tournament, data: Any) -> str:
     who, number = _series_of(t, data)
+    services.check_decision(t, who, number, False)  # refused now, not once confirmed
     return _(
         "Lift the forfeit of %(player)s's series in round %(number)s? The series then counts"
         " as it was played (a bot's play included)."
@@ -164,6 +166,7 @@ def _unforfeit(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str
 
 
 def _delete_question(t: Tournament, data: Any) -> str:
+    services.check_deletable(t)  # a started one: refused now, not once confirmed
     count = t.registrations.count()
     return ngettext(
         "Delete %(tournament)s? It has not started; its %(count)d registration"

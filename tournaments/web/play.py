@@ -137,8 +137,9 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
             sequence = _submit(game.pk, seat, action, expected)
         except IllegalAction as error:
             # A type no button sends is no action of this page: its refusal lists the API's
-            # action types, words for programs.
-            if error.field == "type":
+            # action types, words for programs.  So is a seat or a position no button sends:
+            # the rules' words count them from 0, where the page counts from 1.
+            if error.field == "type" or _counts_from_zero(error):
                 message = gettext("That was not an action: choose one of the buttons.")
             else:
                 message = gettext("Not allowed: %(reason)s") % {"reason": refusal(error)}
@@ -155,6 +156,19 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
     if message:
         messages.error(request, message)
     return redirect("game-play", game_id=game.pk)
+
+
+#: The places of the rules' refusals that hold a seat, a position or a foundation,
+#: counted from 0.
+_FROM_ZERO = frozenset(
+    {"seat", "seats", "offerer", "drawer", "turn", "leader", "capturer", "index", "last"}
+    | {"k", "slot", "slots"}
+)
+
+
+def _counts_from_zero(error: IllegalAction) -> bool:
+    """Whether a refusal names a seat or a position as the API does, from 0."""
+    return error.field in ("seat", "index") or not _FROM_ZERO.isdisjoint(error.phrase.params)
 
 
 def _submit(game_id: int, seat: int, action: Mapping[str, Any], expected: int) -> int:
