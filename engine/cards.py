@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable, Sequence
 
-from engine.words import Phrase, gettext_noop
+from engine.words import Phrase, gettext_noop, said
 
 Card = str
 
@@ -36,8 +36,8 @@ def parse_card(text: object) -> Card:
     if not isinstance(text, str):
         raise CardError(
             Phrase(
-                gettext_noop("a card is a code such as 'TS' or '10S', not %(text)s"),
-                text=repr(text),
+                gettext_noop('a card is a code such as "TS" or "10S", not %(text)s'),
+                text=said(text),
             )
         )
     code = text.strip().upper()
@@ -50,7 +50,7 @@ def parse_card(text: object) -> Card:
                     "%(text)s is not a card: use rank (2-9, T or 10, J, Q, K, A) then suit"
                     " (S, H, D, C)"
                 ),
-                text=repr(text),
+                text=said(text),
             )
         )
     return code
@@ -97,9 +97,9 @@ def check_deck(deck: Sequence[object], expected: Sequence[Card]) -> list[Card]:
                     " (missing %(missing)s, doubled %(doubled)s, not in this game %(extra)s)"
                 ),
                 count=len(expected),
-                missing=missing,
-                doubled=doubled,
-                extra=extra,
+                missing=said(missing),
+                doubled=said(doubled),
+                extra=said(extra),
             )
         )
     return cards

@@ -45,12 +45,13 @@ import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeGuard, TypeVar
 
 from engine.cards import Card, CardError, check_deck
 from engine.series import SeriesFormat
 from engine.shapes import ActionShape, Shape
 from engine.words import Phrase, gettext_noop
+from engine.words import said as said  # re-exported (below)
 
 Action = dict[str, Any]
 Event = dict[str, Any]
@@ -80,13 +81,15 @@ class IllegalAction(Exception):
         self.field = field
 
 
-def said(value: object) -> str:
-    """``value`` as a refusal quotes it: JSON, as the client sent it (``null``, ``"x"``,
-    ``{"a": 1}``), never Python's repr (``None``, ``'x'``)."""
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError):
-        return str(value)
+# said(value), how a refusal quotes what was sent, is defined in engine.words, which
+# engine.cards can import without a cycle (this module imports that one); it is
+# re-exported here, where the rest of the engine and the service import it from.
+
+
+def is_whole(value: object) -> TypeGuard[int]:
+    """Whether ``value`` is a JSON integer: an ``int`` and not a ``bool`` (``true`` is 1 to
+    Python, so a record's ``"seat": true`` was replayed as seat 1, found by trying)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def action_key(action: Mapping[str, Any]) -> str:
@@ -158,7 +161,7 @@ class Game(ABC, Generic[S]):
         options: Mapping[str, Any] | None = None,
     ) -> list[Event]:
         """The events of a new game dealt from ``deck`` (in dealing order) by ``dealer``."""
-        if not isinstance(seats, int) or not self.min_seats <= seats <= self.max_seats:
+        if not is_whole(seats) or not self.min_seats <= seats <= self.max_seats:
             raise IllegalAction(
                 gettext_noop("%(game)s is played by %(fewest)s to %(most)s players, not %(seats)s"),
                 "seats",
@@ -167,7 +170,7 @@ class Game(ABC, Generic[S]):
                 most=self.max_seats,
                 seats=said(seats),
             )
-        if not isinstance(dealer, int) or not 0 <= dealer < seats:
+        if not is_whole(dealer) or not 0 <= dealer < seats:
             raise IllegalAction(
                 gettext_noop("the dealer must be a seat from 0 to %(last)s"),
                 "dealer",
@@ -197,7 +200,7 @@ class Game(ABC, Generic[S]):
                 gettext_noop("%(game)s takes no options, got %(options)s"),
                 "options",
                 game=Phrase(self.name),
-                options=sorted(options),
+                options=said(sorted(options)),
             )
         return {}
 
@@ -233,7 +236,7 @@ class Game(ABC, Generic[S]):
         """
         if self.outcome(state) is not None:
             raise IllegalAction(gettext_noop("the game is over"))
-        if not isinstance(seat, int) or not 0 <= seat < self.seat_count(state):
+        if not is_whole(seat) or not 0 <= seat < self.seat_count(state):
             raise IllegalAction(
                 gettext_noop("there is no seat %(seat)s at this table"), "seat", seat=said(seat)
             )

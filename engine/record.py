@@ -8,16 +8,31 @@ index of its first bad move.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.contract import Event, IllegalAction, said
-from engine.registry import get_game
+from engine.contract import Event, IllegalAction, is_whole, said
+from engine.fairness import (
+    ALGORITHM,
+    ALGORITHM_WITH_CLIENTS,
+    FairnessError,
+    shuffle_contributions,
+)
+from engine.registry import game_ids, get_game
+from engine.shapes import ActionShape
 from engine.words import Phrase, gettext_noop
 
 FORMAT = "parlour-record/1"
 RECORD_KEYS = {"format", "game", "seats", "players", "dealer", "options", "deck", "moves"}
 OPTIONAL_KEYS = {"result", "shuffle"}
+#: A ``shuffle``'s keys: RECORD.md's two, and what a deal with the players' seeds adds
+#: (docs/fairness.md, "With the players' help").
+SHUFFLE_KEYS = {"commitment", "seed", "algorithm", "client_seeds", "nonce"}
+#: A SHA-256 in hexadecimal; either case, as the commitment is compared in lower case.
+_SHA256_HEX = re.compile(r"[0-9a-fA-F]{64}")
+#: Whole bytes in hexadecimal, at least one (``bytes.fromhex`` would also take spaces).
+_HEX_BYTES = re.compile(r"(?:[0-9a-fA-F]{2})+")
 
 
 class RecordError(ValueError):
@@ -85,9 +100,11 @@ def import_record(record: object) -> list[Event]:
     """The events of ``record``, every move replayed and the result checked.
 
     Raises :class:`RecordError` for anything that does not hold: a missing or
-    unknown key, an unknown game, a bad deck, an illegal move (with its index),
-    a result other than the one the moves lead to.  A record without
-    ``result`` (or with ``null``) is a game still running.
+    unknown key, a field not of the JSON type RECORD.md gives it (``true`` is no seat,
+    ``1.0`` no count), an unknown game, a bad deck or shuffle, an illegal move (with its
+    index) or one without a field its action records, a result other than the one the
+    moves lead to.  A record without ``result`` (or with ``null``) is a game still
+    running; one without ``shuffle`` (or with ``null``) was dealt from a given deck.
     """
     if not isinstance(record, Mapping):
         raise RecordError(gettext_noop("a record is a JSON object"))
@@ -99,7 +116,9 @@ def import_record(record: object) -> list[Event]:
     unknown = sorted(set(record) - RECORD_KEYS - OPTIONAL_KEYS)
     if unknown:
         raise RecordError(
-            gettext_noop("unknown key(s) %(keys)s"), field=unknown[0], keys=", ".join(unknown)
+            gettext_noop("unknown key(s) %(keys)s"),
+            field=unknown[0],
+            keys=", ".join(map(said, unknown)),
         )
     if record["format"] != FORMAT:
         raise RecordError(
@@ -108,12 +127,19 @@ def import_record(record: object) -> list[Event]:
             format=said(FORMAT),
             sent=said(record["format"]),
         )
-    try:
-        game = get_game(record["game"])
-    except (KeyError, TypeError) as error:
-        raise RecordError(str(error).strip('"'), field="game") from None
+    # Asked before get_game: a list is unhashable (a TypeError's Python words), and the
+    # registry's KeyError is not marked for translation.
+    known = game_ids()
+    if not isinstance(record["game"], str) or record["game"] not in known:
+        raise RecordError(
+            gettext_noop("unknown game %(game)s; known: %(known)s"),
+            field="game",
+            game=said(record["game"]),
+            known=", ".join(map(said, known)),
+        )
+    game = get_game(record["game"])
     seats = record["seats"]
-    if not isinstance(seats, int) or not game.min_seats <= seats <= game.max_seats:
+    if not is_whole(seats) or not game.min_seats <= seats <= game.max_seats:
         raise RecordError(
             gettext_noop("%(game)s is played by %(fewest)s to %(most)s players, not %(seats)s"),
             field="seats",
@@ -125,10 +151,20 @@ def import_record(record: object) -> list[Event]:
     players = record["players"]
     if not isinstance(players, list) or len(players) != record["seats"]:
         raise RecordError(gettext_noop("players must list one name per seat"), field="players")
+    for name in players:
+        if not isinstance(name, str):
+            # Stored as the table's names when imported: [1, 2] was taken (found by trying).
+            raise RecordError(
+                gettext_noop("each name in players is text, not %(name)s"),
+                field="players",
+                name=said(name),
+            )
     if not isinstance(record["options"], Mapping):
         raise RecordError(gettext_noop("options must be an object"), field="options")
     if not isinstance(record["deck"], list):
         raise RecordError(gettext_noop("deck must be a list of card codes"), field="deck")
+    # Before the moves are replayed: a bad shuffle is as cheap to tell as a bad deck.
+    _check_shuffle(record.get("shuffle"))
     try:
         events = game.deal(record["seats"], record["dealer"], record["deck"], record["options"])
     except IllegalAction as error:
@@ -151,12 +187,15 @@ def import_record(record: object) -> list[Event]:
             new = game.decide(state, move["seat"], move["action"], chance=chance)
         except IllegalAction as error:
             raise RecordError(error.phrase, index, error.field or "action") from None
+        _check_recorded_fields(game.actions, move["action"], index)
         for event in new:
             state = game.evolve(state, event)
         events.extend(new)
     outcome = game.outcome(state)
     stated = record.get("result")
-    if stated is not None and stated != outcome:
+    # Compared as JSON, not as Python values: true == 1 and 1.0 == 1 to Python, so
+    # {"loser": true} stood for seat 1 (found by trying).
+    if stated is not None and said(stated) != said(outcome):
         if outcome is None:
             raise RecordError(
                 gettext_noop(
@@ -183,3 +222,90 @@ def import_record(record: object) -> list[Event]:
             outcome=said(outcome),
         )
     return events
+
+
+def _check_recorded_fields(
+    declared: Mapping[str, ActionShape], action: Mapping[str, Any], index: int
+) -> None:
+    """Refuse a move the rules accepted without a field its action records.
+
+    The rules take an Old Maid draw without its card (a seat's request names only the
+    position; the server fills the card in), so a record's ``{"type": "draw", "index":
+    0}`` or ``"card": null`` was replayed (found by trying): RECORD.md's move states it.
+    """
+    shape = declared.get(action["type"])
+    if shape is None:
+        return
+    fields = [*shape.fields, *shape.filled]
+    for name in fields:
+        if action.get(name) is None:
+            raise RecordError(
+                gettext_noop("a %(type)s move records %(fields)s: this one has no %(name)s"),
+                index,
+                name,
+                type=said(action["type"]),
+                fields=", ".join(map(said, fields)),
+                name=said(name),
+            )
+
+
+def _check_shuffle(shuffle: object) -> None:
+    """Refuse a ``shuffle`` (RECORD.md) that is not one: its keys and their JSON types.
+
+    ``null`` or no ``shuffle`` is a game dealt from a given deck.  Whether a revealed seed
+    holds (the commitment, the deck) is checked by :func:`engine.fairness.check_shuffle`;
+    this is the shape it needs: ``"shuffle": "x"`` was taken as no shuffle at all and a
+    seed of 1234 as the text "1234" (found by trying).
+    """
+    if shuffle is None:
+        return
+    if not isinstance(shuffle, Mapping):
+        raise RecordError(
+            gettext_noop("shuffle must be an object, not %(sent)s"),
+            field="shuffle",
+            sent=said(shuffle),
+        )
+    unknown = sorted(set(shuffle) - SHUFFLE_KEYS)
+    if unknown:
+        raise RecordError(
+            gettext_noop("unknown key(s) %(keys)s in shuffle"),
+            field="shuffle",
+            keys=", ".join(map(said, unknown)),
+        )
+    commitment = shuffle.get("commitment")
+    if not isinstance(commitment, str) or not _SHA256_HEX.fullmatch(commitment):
+        raise RecordError(
+            gettext_noop(
+                "shuffle.commitment is a SHA-256 in hexadecimal (64 digits), not %(sent)s"
+            ),
+            field="shuffle",
+            sent=said(commitment),
+        )
+    seed = shuffle.get("seed")
+    if seed is not None and (not isinstance(seed, str) or not _HEX_BYTES.fullmatch(seed)):
+        raise RecordError(
+            gettext_noop(
+                "shuffle.seed is the revealed seed in hexadecimal (whole bytes, two digits"
+                " each), not %(sent)s"
+            ),
+            field="shuffle",
+            sent=said(seed),
+        )
+    try:
+        client_seeds, _ = shuffle_contributions(shuffle)
+    except FairnessError as error:
+        # Its words, as the answer to a shuffle that does not hold has always given them.
+        raise RecordError(str(error), field="shuffle") from None
+    if client_seeds is None and shuffle.get("nonce") is not None:
+        raise RecordError(
+            gettext_noop("shuffle.nonce comes with shuffle.client_seeds, not alone"),
+            field="shuffle",
+        )
+    algorithm = ALGORITHM if client_seeds is None else ALGORITHM_WITH_CLIENTS
+    if "algorithm" in shuffle and shuffle["algorithm"] != algorithm:
+        raise RecordError(
+            gettext_noop("shuffle.algorithm of this shuffle is %(algorithm)s, not %(sent)s"),
+            field="shuffle",
+            algorithm=said(algorithm),
+            sent=said(shuffle["algorithm"]),
+        )

@@ -13,7 +13,7 @@ import importlib
 import pkgutil
 from typing import Any
 
-from engine.contract import Game
+from engine.contract import Game, said
 
 GAMES: dict[str, Game[Any]] = {}
 
@@ -40,7 +40,8 @@ def get_game(game_id: str) -> Game[Any]:
     try:
         return GAMES[game_id]
     except KeyError:
-        raise KeyError(f"unknown game {game_id!r}; known: {', '.join(sorted(GAMES))}") from None
+        known = ", ".join(map(said, sorted(GAMES)))
+        raise KeyError(f"unknown game {said(game_id)}; known: {known}") from None
 
 
 def all_games() -> list[Game[Any]]:

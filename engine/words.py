@@ -15,7 +15,17 @@ said; the Django side (``tournaments.words``) says it in the request's language.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
+
+
+def said(value: object) -> str:
+    """``value`` as a refusal quotes it: JSON, as the client sent it (``null``, ``"x"``,
+    ``{"a": 1}``), never Python's repr (``None``, ``'x'``)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        return str(value)
 
 
 def gettext_noop(message: str) -> str:

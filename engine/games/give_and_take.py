@@ -30,7 +30,16 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from engine.cards import Card, full_deck
-from engine.contract import Action, Game, IllegalAction, Outcome, View, said, sorted_actions
+from engine.contract import (
+    Action,
+    Game,
+    IllegalAction,
+    Outcome,
+    View,
+    is_whole,
+    said,
+    sorted_actions,
+)
 from engine.registry import register
 from engine.series import SeriesFormat
 from engine.shapes import (
@@ -494,7 +503,8 @@ class GiveAndTake(Game[GiveAndTakeState]):
             _only_keys(action, ("type", "pile", "value"))
             pile = _pile(action)
             value = action.get("value")
-            if isinstance(value, bool) or value not in ACE_VALUES:
+            # 14.0 == 14 to Python; JSON's 14.0 is no value RECORD.md gives (found by trying).
+            if not is_whole(value) or value not in ACE_VALUES:
                 raise IllegalAction(
                     gettext_noop("an ace counts 1 or 14, not %(value)s"), "value", value=said(value)
                 )

@@ -426,6 +426,88 @@ def test_a_tampered_record_is_422_naming_the_move(world: ClubWorld, api: Api) ->
     assert status == 422 and body["field"]
 
 
+def _as_bool(move: dict[str, Any]) -> dict[str, Any]:
+    """``move`` by the same seat (0 or 1) said as false or true: one to Python, none to JSON."""
+    return move | {"seat": bool(move["seat"])}
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "words", "move_index"),
+    [
+        (lambda r: {"shuffle": "x"}, "shuffle", 'shuffle must be an object, not "x"', None),
+        (lambda r: {"players": [1, 2]}, "players", "each name in players is text, not 1", None),
+        (
+            lambda r: {"shuffle": r["shuffle"] | {"seed": 1234}},
+            "shuffle",
+            "shuffle.seed is the revealed seed in hexadecimal",
+            None,
+        ),
+        (
+            lambda r: {"shuffle": r["shuffle"] | {"commitment": None}},
+            "shuffle",
+            "shuffle.commitment is a SHA-256 in hexadecimal (64 digits), not null",
+            None,
+        ),
+        (lambda r: {"game": ["old_maid"]}, "game", 'unknown game ["old_maid"]', None),
+        (lambda r: {"seats": 2.0}, "seats", "players, not 2.0", None),
+        (lambda r: {"dealer": bool(r["dealer"])}, "dealer", "the dealer must be a seat", None),
+        (lambda r: {"options": []}, "options", "options must be an object", None),
+        (lambda r: {"deck": "".join(r["deck"])}, "deck", "deck must be a list", None),
+        (
+            lambda r: {"moves": [_as_bool(r["moves"][0]), *r["moves"][1:]]},
+            "seat",
+            "move 0: there is no seat ",
+            0,
+        ),
+        (
+            lambda r: {"result": r["result"] | {"loser": bool(r["result"]["loser"])}},
+            "result",
+            "not the stated result {",
+            "the end",
+        ),
+    ],
+)
+def test_a_record_with_a_field_of_the_wrong_json_type_is_invalid_naming_the_field(
+    world: ClubWorld, api: Api, change: Any, field: str, words: str, move_index: Any
+) -> None:
+    # "shuffle": "x" and "players": [1, 2] were verified as valid, and imported (found by
+    # trying): every field RECORD.md defines is checked for its JSON type, and a bad one is
+    # refused like any record that does not hold, by verify and import alike.
+    game = play(standalone(world), random.Random(5))
+    record = service.export_record(game)
+    assert record["seats"] == 2 and record["shuffle"]["seed"]
+    bad = record | change(record)
+    status, body, _ = api.post("/api/v1/records/verify", bad)
+    assert status == 422 and is_problem(body, 422, "invalid-record"), body
+    assert body["field"] == field and words in body["detail"], body
+    # A result is checked after the last move: its index is the moves' count.
+    end = len(record["moves"])
+    assert body["move_index"] == (end if move_index == "the end" else move_index), body
+    games = Game.objects.count()
+    status, imported, _ = api.post("/api/v1/records", bad, token=world.tokens["org"])
+    assert status == 422 and is_problem(imported, 422, "invalid-record"), imported
+    assert imported["field"] == field and imported["detail"] == body["detail"]
+    assert Game.objects.count() == games
+    assert api.post("/api/v1/records/verify", record)[1]["valid"] is True
+
+
+def test_a_records_refusal_quotes_what_was_sent_as_json(world: ClubWorld, api: Api) -> None:
+    # It quoted Python: unknown game 'poker', missing ['2C'] (found by trying).
+    record = service.export_record(play(standalone(world), random.Random(5)))
+    status, body, _ = api.post("/api/v1/records/verify", record | {"game": "poker"})
+    assert status == 422 and body["field"] == "game"
+    assert body["detail"] == (
+        'unknown game "poker"; known: "bhabhi", "give_and_take", "give_away", "old_maid"'
+    )
+    first, second = record["deck"][:2]
+    doubled = record | {"deck": [second, *record["deck"][1:]]}
+    status, body, _ = api.post("/api/v1/records/verify", doubled)
+    assert status == 422 and body["field"] == "deck"
+    assert f'(missing ["{first}"], doubled ["{second}"], not in this game [])' in body["detail"]
+    status, body, _ = api.post("/api/v1/records/verify", record | {"tags": ["x"]})
+    assert status == 422 and body["field"] == "tags" and body["detail"] == 'unknown key(s) "tags"'
+
+
 def test_organisers_import_records_and_others_may_not(world: ClubWorld, api: Api) -> None:
     game = play(standalone(world), random.Random(6))
     record = service.export_record(game)

@@ -299,7 +299,7 @@ def test_a_refusal_on_the_play_page_is_in_russian_for_a_russian_reader(
         HTTP_ACCEPT_LANGUAGE="ru",
     )
     message = wrong.json()["message"]
-    assert wrong.status_code == 400 and message.startswith("Нельзя: 'ZZ' — не карта"), message
+    assert wrong.status_code == 400 and message.startswith('Нельзя: "ZZ" — не карта'), message
     assert "Not allowed" not in message and "is not a card" not in message
     taken = client.post(
         f"/games/{game.pk}/act",
