@@ -49,8 +49,11 @@ pytestmark = pytest.mark.django_db
 CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][SHDC])(?![A-Za-z0-9])")
 
 
-def setup_round(world: ClubWorld) -> tuple[Tournament, Round, list[Game], list[Game]]:
-    """The round begun: (fast table's games, slow table's games), the fast one played out."""
+def setup_round(
+    world: ClubWorld, **settings: Any
+) -> tuple[Tournament, Round, list[Game], list[Game]]:
+    """The round begun: (fast table's games, slow table's games), the fast one played out
+    (``settings``: the tournament's, a clock say)."""
     bots = [services.add_player(world.club, f"Bot {i}", bot_level="random") for i in range(2)]
     fast = [world.players["alice"], *bots]
     slow = [world.players[name] for name in ("bob", "carol", "dave")]
@@ -65,6 +68,7 @@ def setup_round(world: ClubWorld) -> tuple[Tournament, Round, list[Game], list[G
         table_min=3,
         table_max=3,
         duplicate_deals=True,
+        **settings,
     )
     round_ = services.start_round(tournament, rng=random.Random(5))
     fixed: dict[Player | int, int] = {p: 1 for p in fast} | {p: 2 for p in slow}
@@ -457,3 +461,31 @@ def test_a_duplicate_round_s_games_are_shown_to_their_players_and_organisers_alo
         if line.startswith("data: ")
     }
     assert {g.pk for g in [*fast, slow]} <= sent
+
+
+def test_an_organiser_who_plays_in_a_duplicate_round_sees_no_other_table_on_the_desk(
+    world: ClubWorld,
+) -> None:
+    """The desk's clocks, timeouts and seats in trouble are of the round's games: each change
+    of a twin table's clock told an organiser who plays in the round who was waited for
+    there and since when, move by move (found by trying)."""
+    from tournaments.play import apply_timeout
+
+    tournament, _, fast, (slow,) = setup_round(world, turn_seconds=60)
+    world.club.organisers.add(world.users["alice"])  # she played at the finished twin
+    waited = next(iter(slow.deadlines))
+    apply_timeout(slow.pk, int(waited), slow.sequence, force=True)
+    TableSeat.objects.filter(table_id=slow.table_id).update(timeouts_in_a_row=1)
+    slow.refresh_from_db()
+    assert slow.deadlines and not slow.is_over
+    desk = f"/tournaments/{tournament.pk}/manage?fragment=1"
+    alice, organiser = Client(), Client()
+    alice.force_login(world.users["alice"])
+    organiser.force_login(world.users["org"])
+    seen = organiser.get(desk).content.decode()
+    number = slow.table.number  # type: ignore[union-attr]
+    told = [f"/games/{slow.pk}/", "data-deadline", f"table {number}):", f"game {slow.pk}"]
+    assert all(words in seen for words in told), "the organiser who plays in no table sees all"
+    page = alice.get(desk).content.decode()
+    assert not [words for words in told if words in page], page
+    assert "You play in this duplicate round" in page

@@ -25,7 +25,7 @@ from django.db.models import Q, QuerySet
 from django.utils.translation import gettext
 
 from tournaments import sql
-from tournaments.models import Club, Game, Round, TableSeat, Tournament
+from tournaments.models import Club, Game, Round, Table, TableSeat, Tournament
 from tournaments.play.context import GameContext
 from tournaments.play.state import Viewer
 from tournaments.play.views import twin_hidden
@@ -128,6 +128,26 @@ def visible_games(user: Any, games: QuerySet[Game]) -> QuerySet[Game]:
         & ~Q(table__round_id__in=mine.values("table__round_id"))
     )
     return seen.exclude(twin & ~allowed)
+
+
+def hidden_tables(user: Any, tournament: Tournament) -> set[int]:
+    """The tables of ``tournament`` whose games ``user`` may not see: the rule of
+    :func:`visible_games` for a round's tables (an organiser who plays in a duplicate round
+    sees only their own table of it until it ends).  The organiser's desk leaves out their
+    clocks, timeouts and seats in trouble: each change of a twin table's clock told who was
+    waited for there, and when (found by trying)."""
+    if _superuser(user) or not tournament.duplicate_deals:
+        return set()
+    twins = Table.objects.filter(round__tournament=tournament).exclude(
+        round__status=Round.Status.FINISHED
+    )
+    if _signed_in(user):
+        mine = TableSeat.objects.filter(player__user=user.pk)
+        allowed = Q(pk__in=mine.values("table_id"))
+        if is_organiser(user, Club(pk=tournament.club_id)):
+            allowed |= ~Q(round_id__in=mine.values("table__round_id"))
+        twins = twins.exclude(allowed)
+    return set(twins.values_list("pk", flat=True))
 
 
 def may_see_game(

@@ -18,7 +18,7 @@ services; a page whose read grows takes its own module.)
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -97,10 +97,13 @@ def tournament_stream_position(tournament: Tournament) -> str | None:
     return None if last is None else f"{last[0]}.{last[1]}"
 
 
-def recent_timeouts(tournament: Tournament, limit: int = 30) -> list[dict[str, Any]]:
+def recent_timeouts(
+    tournament: Tournament, limit: int = 30, *, hidden: Collection[int] = ()
+) -> list[dict[str, Any]]:
     """The tournament's last ``limit`` timeouts, newest first: game, sequence, seat, when and
-    the name at that seat (the organiser's desk)."""
-    streams = [g.stream for g in Game.objects.filter(table__round__tournament=tournament)]
+    the name at that seat (the organiser's desk), but those of the tables ``hidden``."""
+    games = Game.objects.filter(table__round__tournament=tournament).exclude(table_id__in=hidden)
+    streams = [g.stream for g in games]
     if not streams:
         return []
     timeouts = []

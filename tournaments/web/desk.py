@@ -42,7 +42,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services import desk, queries
-from tournaments.services.access import organised_clubs
+from tournaments.services.access import hidden_tables, organised_clubs
 from tournaments.web.common import (
     game_defaults,
     series_text,
@@ -103,8 +103,12 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
             table__round__tournament=tournament, status=Game.Status.RUNNING
         ).select_related("table__round")
     )
+    # A duplicate round's other tables, for an organiser who plays in it (services.access).
+    hidden = hidden_tables(request.user, tournament)
     clocks = []
     for game in running_games:
+        if game.table_id in hidden:
+            continue
         for seat_key, due in sorted((game.deadlines or {}).items()):
             seat_number = int(seat_key)
             clocks.append(
@@ -120,6 +124,7 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
     troubled = list(
         TableSeat.objects.filter(table__round__tournament=tournament)
         .filter(Q(autoplay=True) | Q(timeouts_in_a_row__gt=0))
+        .exclude(table_id__in=hidden)
         .select_related("player", "table__round")
     )
     registered_ids = {r.player_id for r in registrations}
@@ -143,7 +148,8 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
         "swap_form": SwapForm(players=round_players) if round_players else None,
         "reseat_form": ReseatForm(players=round_players) if round_players else None,
         "clocks": clocks,
-        "timeouts": queries.recent_timeouts(tournament),
+        "clocks_hidden": bool(hidden),
+        "timeouts": queries.recent_timeouts(tournament, hidden=hidden),
         "troubled": troubled,
         "now": timezone.now(),
         "can_start": tournament.status != Tournament.Status.FINISHED
