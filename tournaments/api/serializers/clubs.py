@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from tournaments.api.serializers.common import (
     BOT_HELP,
+    BodySerializer,
     StrictBooleanField,
     StrictCharField,
     WholeNumberField,
@@ -24,7 +25,7 @@ class TokenSerializer(serializers.ModelSerializer[ApiToken]):
         read_only_fields = fields
 
 
-class TokenCreateSerializer(serializers.Serializer[Any]):
+class TokenCreateSerializer(BodySerializer):
     name = serializers.CharField(
         max_length=80, required=False, allow_blank=True, default="", help_text="A label."
     )
@@ -73,7 +74,7 @@ def _optional_text(length: int, help_text: str) -> serializers.CharField:
     )
 
 
-class PlayerCreateSerializer(serializers.Serializer[Any]):
+class PlayerCreateSerializer(BodySerializer):
     club = WholeNumberField(min_value=1)
     name = serializers.CharField(max_length=80)
     bot = _optional_text(32, "The bot's level for a bot; omit it (or null) for a person.")
@@ -93,7 +94,7 @@ def _new_password(help_text: str) -> serializers.CharField:
     )
 
 
-class ClubCreateSerializer(serializers.Serializer[Any]):
+class ClubCreateSerializer(BodySerializer):
     name = serializers.CharField(max_length=120)
     organiser = serializers.CharField(
         max_length=150,
@@ -103,7 +104,7 @@ class ClubCreateSerializer(serializers.Serializer[Any]):
     password = _new_password("The new login's password (not used for an existing login).")
 
 
-class LoginPlayerCreateSerializer(serializers.Serializer[Any]):
+class LoginPlayerCreateSerializer(BodySerializer):
     name = serializers.CharField(max_length=80, help_text="The player's name in the club.")
     username = serializers.CharField(max_length=150, help_text="The new login's user name.")
     password = _new_password("Empty or left out: one is made up and answered once, to hand out.")
@@ -124,7 +125,7 @@ class LoginPlayerSerializer(PlayerSerializer):
         read_only_fields = fields
 
 
-class OrganiserSerializer(serializers.Serializer[Any]):
+class OrganiserSerializer(BodySerializer):
     id = serializers.IntegerField(read_only=True, help_text="The login's id.")
     username = serializers.CharField(max_length=150)
 
@@ -136,7 +137,7 @@ class SignUpLinkSerializer(serializers.Serializer[Any]):
     )
 
 
-class PlayerLoginSerializer(serializers.Serializer[Any]):
+class PlayerLoginSerializer(BodySerializer):
     username = serializers.CharField(
         max_length=150,
         allow_null=True,
@@ -174,7 +175,7 @@ class LoginLinkChangeSerializer(serializers.ModelSerializer[LoginLinkChange]):
         return change.changed_by_username or None
 
 
-class ClientSeedSerializer(serializers.Serializer[Any]):
+class ClientSeedSerializer(BodySerializer):
     seed = StrictCharField(
         max_length=64,
         allow_blank=True,
@@ -203,5 +204,5 @@ class MeSerializer(serializers.Serializer[Any]):
     )
 
 
-class PreferencesSerializer(serializers.Serializer[Any]):
+class PreferencesSerializer(BodySerializer):
     play_forced_moves = StrictBooleanField()

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework import serializers
 
 from engine.contract import said
@@ -16,6 +17,25 @@ GAME_IDS = game_ids()
 
 #: What ``bot`` means wherever a player or a seat shows it (one name: docs/api.md, "Names").
 BOT_HELP = "The bot's level ('random', 'heuristic', ...) for a bot; null for a person."
+
+
+class BodySerializer(serializers.Serializer[Any]):
+    """A request body, or an object in one: a field it does not take is refused (a 400
+    naming it), never ignored.
+
+    DRF leaves out what a serializer does not declare: ``POST /tournaments`` with
+    ``"turn_second": 60`` made a tournament without a clock, and ``POST /players`` with
+    ``"bots": "heuristic"`` a person, not a bot (found by trying).
+    """
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            taken = sorted(name for name, found in self.fields.items() if not found.read_only)
+            unknown = [key for key in data if key not in taken]
+            if unknown:
+                words = gettext("no such field: this takes %(taken)s") % {"taken": ", ".join(taken)}
+                raise serializers.ValidationError({str(key): [words] for key in unknown})
+        return super().to_internal_value(data)
 
 
 class WholeNumberField(serializers.IntegerField):

@@ -9,7 +9,7 @@ from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tournaments.api.serializers.common import BOT_HELP, WholeNumberField
+from tournaments.api.serializers.common import BOT_HELP, BodySerializer, WholeNumberField
 from tournaments.api.serializers.tournaments import TableSummarySerializer
 from tournaments.models import Game, Table
 from tournaments.play.context import GameContext, table_id_of
@@ -277,7 +277,7 @@ class TournamentStreamEventSerializer(GameEventSerializer):
     position = serializers.CharField(help_text="The store's global position, 'tx.id'.")
 
 
-class ActionSerializer(serializers.Serializer[Any]):
+class ActionSerializer(BodySerializer):
     action = serializers.DictField(
         help_text='The action, e.g. {"type": "draw", "index": 2}: one of legal_actions.'
     )
@@ -298,6 +298,10 @@ class ActionSerializer(serializers.Serializer[Any]):
         return value
 
 
+#: The fields of :class:`ActionSerializer` (any other is refused, as the serializer does).
+_ACTION_FIELDS = frozenset({"action", "expected_sequence", "seat"})
+
+
 def plain_action(data: Any) -> dict[str, Any] | None:
     """``data`` as :class:`ActionSerializer` would validate it, when it is plainly valid
     (an action object with a string ``type``; whole numbers from 0 to 2**63 - 1), else
@@ -307,7 +311,7 @@ def plain_action(data: Any) -> dict[str, Any] | None:
     CPU at 32 players for an object of three fields (issue 24).
     tests/api/test_action_body.py holds it to the serializer's answer on every body it takes.
     """
-    if not isinstance(data, Mapping):
+    if not isinstance(data, Mapping) or not _ACTION_FIELDS.issuperset(data):
         return None
     action = data.get("action")
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):

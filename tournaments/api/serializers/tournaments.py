@@ -12,6 +12,7 @@ from tournaments import services
 from tournaments.api.serializers.common import (
     BOT_HELP,
     GAME_IDS,
+    BodySerializer,
     StrictBooleanField,
     WholeNumberField,
 )
@@ -21,7 +22,7 @@ from tournaments.services.tournaments import MOST_ROUNDS, MOST_TIMEOUTS_TO_BOT, 
 # -- tournaments -----------------------------------------------------------------------------------
 
 
-class SeriesSerializer(serializers.Serializer[Any]):
+class SeriesSerializer(BodySerializer):
     kind = serializers.ChoiceField(choices=["first_to", "losses", "place_points"])
     target = WholeNumberField(min_value=1)
     points = serializers.ListField(
@@ -54,7 +55,7 @@ class TournamentSerializer(serializers.ModelSerializer[Tournament]):
         return max(numbers, default=0)
 
 
-class TournamentCreateSerializer(serializers.Serializer[Any]):
+class TournamentCreateSerializer(BodySerializer):
     club = WholeNumberField(min_value=1)
     name = serializers.CharField(max_length=120)
     game = serializers.ChoiceField(choices=GAME_IDS)
@@ -93,7 +94,7 @@ class RegistrationSerializer(serializers.ModelSerializer[Registration]):
         read_only_fields = fields
 
 
-class RegisterSerializer(serializers.Serializer[Any]):
+class RegisterSerializer(BodySerializer):
     player = WholeNumberField(min_value=1)
     from_round = WholeNumberField(min_value=1, required=False, allow_null=True, default=None)
 
@@ -107,7 +108,7 @@ class CheckInSerializer(serializers.ModelSerializer[CheckIn]):
         read_only_fields = fields
 
 
-class CheckInCreateSerializer(serializers.Serializer[Any]):
+class CheckInCreateSerializer(BodySerializer):
     player = WholeNumberField(min_value=1)
     round = WholeNumberField(
         min_value=1,
@@ -118,16 +119,16 @@ class CheckInCreateSerializer(serializers.Serializer[Any]):
     )
 
 
-class PlayerRefSerializer(serializers.Serializer[Any]):
+class PlayerRefSerializer(BodySerializer):
     player = WholeNumberField(min_value=1)
 
 
-class FixedSerializer(serializers.Serializer[Any]):
+class FixedSerializer(BodySerializer):
     player = WholeNumberField(min_value=1)
     table = WholeNumberField(min_value=1, help_text="Table number, 1 first.")
 
 
-class StartRoundSerializer(serializers.Serializer[Any]):
+class StartRoundSerializer(BodySerializer):
     auto_check_in = StrictBooleanField(
         default=False, help_text="Seat every active registered player, checked in or not."
     )
@@ -142,7 +143,7 @@ class StartRoundSerializer(serializers.Serializer[Any]):
     )
 
 
-class SwapSerializer(serializers.Serializer[Any]):
+class SwapSerializer(BodySerializer):
     players = serializers.ListField(
         child=WholeNumberField(min_value=1),
         min_length=2,
