@@ -36,6 +36,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from engine.contract import said
+from engine.words import Phrase, gettext_noop
 
 #: The name and version of the algorithm above.
 ALGORITHM = "hmac-sha256-ctr-fisher-yates/1"
@@ -48,7 +49,17 @@ _RANKS = "23456789TJQKA"
 
 
 class FairnessError(ValueError):
-    """A shuffle that does not check out: a bad seed, commitment or deck."""
+    """A shuffle that does not check out: a bad seed, commitment or deck.
+
+    Raised as :class:`~engine.contract.IllegalAction` is, with a message marked by
+    :func:`engine.words.gettext_noop` and its values, kept as ``phrase`` for the Django
+    side to say in the reader's language (a client seed refused on a Russian page was
+    told in English: found by trying).
+    """
+
+    def __init__(self, reason: str | Phrase, **params: object) -> None:
+        self.phrase = reason if isinstance(reason, Phrase) else Phrase(reason, **params)
+        super().__init__(str(self.phrase))
 
 
 def new_seed() -> bytes:
@@ -66,7 +77,9 @@ def canonical_order(cards: Sequence[str]) -> list[str]:
     for card in cards:
         valid = isinstance(card, str) and len(card) == 2
         if not (valid and card[0] in _RANKS and card[1] in _SUITS):
-            raise FairnessError(f"{said(card)} is not a canonical card code")
+            raise FairnessError(
+                gettext_noop("%(card)s is not a canonical card code"), card=said(card)
+            )
     return sorted(cards, key=lambda c: (_SUITS.index(c[1]), _RANKS.index(c[0])))
 
 
@@ -100,7 +113,7 @@ def _below(words: Iterator[int], n: int) -> int:
 def derive_deck(seed: bytes, cards: Sequence[str]) -> list[str]:
     """The deck ``seed`` deals from ``cards`` (given in canonical order), in dealing order."""
     if not seed:
-        raise FairnessError("a seed has at least one byte")
+        raise FairnessError(gettext_noop("a seed has at least one byte"))
     deck = list(cards)
     words = _words(seed)
     for i in range(len(deck) - 1, 0, -1):
@@ -118,9 +131,14 @@ CLIENT_SEED_MAX = 64
 def check_client_seed(seed: str) -> str:
     """``seed`` if it is a usable client seed; :class:`FairnessError` says why not."""
     if not isinstance(seed, str) or len(seed) > CLIENT_SEED_MAX:
-        raise FairnessError(f"a client seed is text of at most {CLIENT_SEED_MAX} characters")
+        raise FairnessError(
+            gettext_noop("a client seed is text of at most %(most)s characters"),
+            most=CLIENT_SEED_MAX,
+        )
     if any(not (" " <= ch <= "~") for ch in seed):
-        raise FairnessError("a client seed is printable ASCII (letters, digits, punctuation)")
+        raise FairnessError(
+            gettext_noop("a client seed is printable ASCII (letters, digits, punctuation)")
+        )
     return seed
 
 
@@ -148,7 +166,9 @@ def parse_seed(seed: str | bytes) -> bytes:
     try:
         return bytes.fromhex(seed)
     except ValueError:
-        raise FairnessError(f"the seed {said(seed)} is not hexadecimal") from None
+        raise FairnessError(
+            gettext_noop("the seed %(seed)s is not hexadecimal"), seed=said(seed)
+        ) from None
 
 
 def check_shuffle(
@@ -170,8 +190,12 @@ def check_shuffle(
     raw = parse_seed(seed)
     if commitment(raw) != str(commitment_hex).lower():
         raise FairnessError(
-            f"the seed does not match the commitment: sha256(seed) is {commitment(raw)},"
-            f" the commitment was {commitment_hex}"
+            gettext_noop(
+                "the seed does not match the commitment: sha256(seed) is %(digest)s,"
+                " the commitment was %(commitment)s"
+            ),
+            digest=commitment(raw),
+            commitment=commitment_hex,
         )
     source = canonical_order(deck if cards is None else cards)
     if client_seeds is not None:
@@ -181,7 +205,10 @@ def check_shuffle(
         pairs = zip(derived, deck, strict=False)
         first = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(derived), len(deck)))
         raise FairnessError(
-            f"the deck is not the one the seed derives: they differ first at position {first}"
+            gettext_noop(
+                "the deck is not the one the seed derives: they differ first at position %(first)s"
+            ),
+            first=first,
         )
 
 
@@ -195,7 +222,9 @@ def shuffle_contributions(shuffle: Mapping[str, Any]) -> tuple[list[str] | None,
         return None, None
     nonce = shuffle.get("nonce")
     if not isinstance(seeds, list) or not all(isinstance(s, str) for s in seeds):
-        raise FairnessError("shuffle.client_seeds is a list of the seats' seeds (text)")
+        raise FairnessError(
+            gettext_noop("shuffle.client_seeds is a list of the seats' seeds (text)")
+        )
     if not isinstance(nonce, int) or isinstance(nonce, bool) or nonce < 0:
-        raise FairnessError("shuffle.nonce is the game's number, a whole number")
+        raise FairnessError(gettext_noop("shuffle.nonce is the game's number, a whole number"))
     return [check_client_seed(s) for s in seeds], nonce

@@ -295,7 +295,7 @@ def _check_shuffle(shuffle: object) -> None:
         client_seeds, _ = shuffle_contributions(shuffle)
     except FairnessError as error:
         # Its words, as the answer to a shuffle that does not hold has always given them.
-        raise RecordError(str(error), field="shuffle") from None
+        raise RecordError(error.phrase, field="shuffle") from None
     if client_seeds is None and shuffle.get("nonce") is not None:
         raise RecordError(
             gettext_noop("shuffle.nonce comes with shuffle.client_seeds, not alone"),

@@ -72,6 +72,9 @@ class Api:
     def patch(self, path: str, body: Any = None, **kwargs: Any) -> tuple[int, Any, Any]:
         return self.call("PATCH", path, body, **kwargs)
 
+    def put(self, path: str, body: Any = None, **kwargs: Any) -> tuple[int, Any, Any]:
+        return self.call("PUT", path, body, **kwargs)
+
     def delete(self, path: str, **kwargs: Any) -> tuple[int, Any, Any]:
         return self.call("DELETE", path, **kwargs)
 

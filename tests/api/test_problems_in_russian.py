@@ -67,3 +67,27 @@ def test_a_tampered_record_is_told_in_russian_naming_the_move(world: ClubWorld, 
     assert english["detail"].startswith(f"move {draws[0]}: seat ")
     assert russian["title"] == "Неверная запись партии"
     assert russian["detail"].startswith(f"ход {draws[0]}: в веере места "), russian["detail"]
+
+
+def test_a_client_seed_and_a_mistyped_body_are_refused_in_russian(
+    world: ClubWorld, api: Api
+) -> None:
+    # Found by trying: the client seed's refusals and the strict types' were English only.
+    token = world.tokens["alice"]
+    for path, body, field in (
+        ("/api/v1/me/client-seed", {"seed": "привет"}, "seed"),
+        ("/api/v1/me/client-seed", {"seed": "x" * 100}, "seed"),
+        ("/api/v1/me/client-seed", {"seed": 123}, "seed"),
+        ("/api/v1/me", {"play_forced_moves": "yes"}, "play_forced_moves"),
+    ):
+        method = api.put if path.endswith("client-seed") else api.patch
+        status, problem, _ = method(path, body, token=token, headers=RUSSIAN)
+        assert status in (400, 422) and problem["field"] == field, problem
+        # The detail names the field first, as every problem does: its name is no word.
+        # JSON's own words (true, false, JSON, ASCII) are no English either.
+        words = re.sub(
+            r'"[^"]*"|\d+|\b(true|false|null|JSON|ASCII)\b',
+            "",
+            problem["detail"].removeprefix(f"{field}: "),
+        )
+        assert not re.search(r"[A-Za-z]{4,}", words), problem["detail"]

@@ -245,6 +245,10 @@ def test_retries_conflicts_spectators_and_bad_messages_answer_as_the_rest_api(
             assert stale["key"] == "new-key" and stale["game"] == game
             assert stale["problem"]["status"] == 409
             assert stale["problem"]["current_sequence"] >= first["sequence"]
+            # A key that is not text: refused naming the message's own field.
+            await socket.send(type="act", game=game, key=5, **move)
+            unkeyed = await socket.next(lambda f: f["type"] == "problem")
+            assert unkeyed["problem"]["status"] == 400 and unkeyed["problem"]["field"] == "key"
             # Another seat's move, or a spectator's: 403 and 401, nothing stored.
             other = next(n for n in seats if n != name)
             await seats[other][0].send(
@@ -284,6 +288,9 @@ def test_retries_conflicts_spectators_and_bad_messages_answer_as_the_rest_api(
                 await russian.ws.send_str(text)
                 field = (await russian.next())["problem"]["errors"][0]["detail"]
                 assert any("\u0400" <= ch <= "\u04ff" for ch in field), (text, field)
+            await russian.ws.send_str("not json")  # Python's own words were sent
+            detail = (await russian.next())["problem"]["detail"]
+            assert any("\u0400" <= ch <= "\u04ff" for ch in detail.split(":")[0]), detail
             status, after = call(server.url, "GET", f"/api/v1/games/{game}")
             assert after["sequence"] == first["sequence"]  # the refused moves stored nothing
 

@@ -9,9 +9,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils.html import escape
 
+from tests import factories
 from tests.factories import PageWorld
 from tournaments import services
-from tournaments.models import Registration, Round, Table, TableSeat, Tournament
+from tournaments.models import Player, Registration, Round, Table, TableSeat, Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -50,7 +51,9 @@ def test_the_desk_offers_no_destructive_action_without_its_question(world: PageW
         b"begin-round",
         b"seat-late",
     }, posted
-    assert f"/tournaments/{tournament.pk}/confirm/drop?player=".encode() in page
+    # Before round 1 begins a player is withdrawn, not dropped (Corrections' Withdraw…).
+    assert f"/tournaments/{tournament.pk}/confirm/drop?player=".encode() not in page
+    assert f'action="/tournaments/{tournament.pk}/confirm/withdraw"'.encode() in page
     assert f'action="/tournaments/{tournament.pk}/confirm/reseat"'.encode() in page
     for gone in ("drop", "reseat", "take-back"):
         answer = world.client(world.organiser).post(
@@ -60,14 +63,25 @@ def test_the_desk_offers_no_destructive_action_without_its_question(world: PageW
 
 
 def test_drop_asks_first_and_the_question_changes_nothing(world: PageWorld) -> None:
-    tournament = _night(world)
+    tournament = services.create_tournament(
+        world.club, "Club Night", "give_away", 2, table_min=2, table_max=3
+    )
+    for bot in world.bots[:4]:
+        services.register(tournament, bot)
     org = world.client(world.organiser)
     url = f"/tournaments/{tournament.pk}/confirm/drop?player={world.bots[0].pk}"
+    # Before a round has begun: withdrawn, not dropped (a line "dropped after round 0"
+    # would stay in the standings: found by trying), and said so instead of asked.
+    refused = org.get(url, follow=True).content.decode()
+    assert "withdraw Bot 0 instead" in refused and 'id="confirm-form"' not in refused
+    factories.play_round(tournament, auto_check_in=True)
+    page = org.get(f"/tournaments/{tournament.pk}/manage").content.decode()
+    assert f"/tournaments/{tournament.pk}/confirm/drop?player=" in page
     _asks(org, url, "Drop Bot 0 from Club Night? They keep their results so far")
     assert Registration.objects.get(player=world.bots[0]).dropped_after is None
     done = org.post(url.split("?")[0], {"player": world.bots[0].pk}, follow=True)
     assert "Bot 0 has dropped out of Club Night." in done.content.decode()
-    assert Registration.objects.get(player=world.bots[0]).dropped_after == 0
+    assert Registration.objects.get(player=world.bots[0]).dropped_after == 1
 
 
 def test_seat_again_asks_first_naming_the_wishes_and_keeps_the_seating_until_confirmed(
@@ -171,7 +185,15 @@ def test_removing_an_organiser_asks_first_and_keeps_one_organiser(world: PageWor
     assert not world.club.organisers.filter(pk=world.person.pk).exists()
     last = org.post(url, {"user": world.organiser.pk}, follow=True).content.decode()
     assert "olga is the only organiser of Test Club: add another first" in last
+    # Nor is the last organiser's removal asked first, only to be refused once confirmed.
+    asked = org.get(f"{url}?user={world.organiser.pk}", follow=True).content.decode()
+    assert "only organiser" in asked and 'id="confirm-form"' not in asked
     assert list(world.club.organisers.all()) == [User.objects.get(username="olga")]
+    # An organiser with no player of the club is not told they keep "their player".
+    services.add_organiser(world.club, world.person)
+    assert not Player.objects.filter(club=world.club, user=world.organiser).exists()
+    question = _asks(org, f"{url}?user={world.organiser.pk}", "They keep their login, but")
+    assert "their player" not in question
 
 
 def test_the_questions_of_a_round_refused_go_back_to_the_desk_with_the_reason(

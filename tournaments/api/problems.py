@@ -54,7 +54,7 @@ from engine.record import RecordError
 from events.store import Conflict, IdempotencyKeyReused
 from tournaments.play import GameNotOver
 from tournaments.services import ServiceError
-from tournaments.words import record_fault, refusal
+from tournaments.words import record_fault, refusal, say
 
 logger = logging.getLogger("parlour.api")
 
@@ -392,7 +392,9 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
             extra={"move_index": exc.index},
         )
     if isinstance(exc, FairnessError):
-        return answer("invalid-record", str(exc), field="shuffle", extra={"move_index": None})
+        return answer(
+            "invalid-record", say(exc.phrase), field="shuffle", extra={"move_index": None}
+        )
     if isinstance(exc, Refused):
         return answer(exc.slug, str(exc.detail), field=exc.field)
     if isinstance(exc, ServiceError):

@@ -420,8 +420,10 @@ class PushConsumer(AsyncWebsocketConsumer):
             )
         try:
             message = load_json(text)
-        except ValueError as error:
-            raise exceptions.ParseError(str(error)) from None
+        except ValueError as error:  # in the words of a body that is not JSON
+            raise exceptions.ParseError(
+                gettext("the body is not valid JSON: %(error)s") % {"error": error}
+            ) from None
         if not isinstance(message, dict):
             raise exceptions.ParseError(gettext("a message is a JSON object with a type"))
         return message
@@ -596,7 +598,7 @@ class PushConsumer(AsyncWebsocketConsumer):
             key = message.get("key")
             body = {k: v for k, v in message.items() if k not in ("type", "game", "key")}
             access = self.access(game_id, found)
-            return act(access, user, key if isinstance(key, str) else "", body)
+            return act(access, user, key if isinstance(key, str) else "", body, key_field="key")
 
     def view(
         self, game_id: int, after: int

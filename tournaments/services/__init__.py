@@ -26,6 +26,7 @@ from tournaments.services.clubs import (
     add_organiser,
     add_player,
     add_player_with_login,
+    check_removal,
     close_signup_link,
     club_of_signup_link,
     create_club,
@@ -42,7 +43,14 @@ from tournaments.services.clubs import (
     set_play_forced_moves,
     sign_up,
 )
-from tournaments.services.entries import check_in, drop, mark_absent, register, withdraw
+from tournaments.services.entries import (
+    check_drop,
+    check_in,
+    drop,
+    mark_absent,
+    register,
+    withdraw,
+)
 from tournaments.services.forfeits import check_decision, forfeit, unforfeit
 from tournaments.services.rounds import (
     begin_round,
@@ -90,7 +98,9 @@ __all__ = [
     "begin_round",
     "check_decision",
     "check_deletable",
+    "check_drop",
     "check_in",
+    "check_removal",
     "client_seeds_of",
     "close_signup_link",
     "club_of_signup_link",

@@ -373,18 +373,25 @@ def remove_organiser(club: Club, user: User, *, by: User | None = None) -> User:
     """``user`` no longer organises ``club``; the club keeps at least one organiser."""
     with transaction.atomic():
         locked = Club.objects.select_for_update().get(pk=club.pk)
-        organisers = set(locked.organisers.values_list("pk", flat=True))
-        if user.pk not in organisers:
-            raise ServiceError(
-                gettext("%(user)s does not organise %(club)s")
-                % {"user": user.get_username(), "club": club},
-                "user",
-            )
-        if organisers == {user.pk}:
-            raise ServiceError(
-                gettext("%(user)s is the only organiser of %(club)s: add another first")
-                % {"user": user.get_username(), "club": club},
-                "user",
-            )
+        check_removal(locked, user)
         locked.organisers.remove(user)
     return user
+
+
+def check_removal(club: Club, user: User) -> None:
+    """Refuse (:class:`ServiceError`) to remove ``user`` from ``club``'s organisers when
+    they are not one or the only one: what :func:`remove_organiser` asks, and the page's
+    confirmation before it."""
+    organisers = set(club.organisers.values_list("pk", flat=True))
+    if user.pk not in organisers:
+        raise ServiceError(
+            gettext("%(user)s does not organise %(club)s")
+            % {"user": user.get_username(), "club": club},
+            "user",
+        )
+    if organisers == {user.pk}:
+        raise ServiceError(
+            gettext("%(user)s is the only organiser of %(club)s: add another first")
+            % {"user": user.get_username(), "club": club},
+            "user",
+        )

@@ -142,26 +142,8 @@ def drop(tournament: Tournament, player: PlayerRef) -> Registration:
     with transaction.atomic():
         tournament = _lock(tournament)
         who = _player(tournament, player)
-        registration = _registration(tournament, who)
-        if registration.dropped_after is not None:
-            raise ServiceError(
-                gettext("%(who)s already dropped out after round %(dropped_after)s")
-                % {"who": who.name, "dropped_after": registration.dropped_after},
-                "player",
-            )
-        if tournament.status == Tournament.Status.FINISHED:
-            raise ServiceError(
-                gettext("%(tournament)s is finished: nobody can drop out now")
-                % {"tournament": tournament.name}
-            )
+        registration = check_drop(tournament, who)
         rounds = _rounds(tournament)
-        playing = [r for r in rounds if r.status == Round.Status.PLAYING]
-        if playing:
-            raise ServiceError(
-                gettext("round %(value)s is being played: drop %(who)s after it finishes")
-                % {"value": playing[0].number, "who": who.name},
-                "player",
-            )
         finished = [r.number for r in rounds if r.status == Round.Status.FINISHED]
         registration.dropped_after = max(finished, default=0)
         registration.save(update_fields=["dropped_after"])
@@ -169,6 +151,32 @@ def drop(tournament: Tournament, player: PlayerRef) -> Registration:
         if seated and _in_round(seated[0], who):
             _reseat(tournament, seated[0], Constraints(), randomness.source.seeded_generator())
         return registration
+
+
+def check_drop(tournament: Tournament, player: PlayerRef) -> Registration:
+    """The registration :func:`drop` would end, or a :class:`ServiceError` saying why it
+    may not: what it asks, and the page's confirmation before it."""
+    who = _player(tournament, player)
+    registration = _registration(tournament, who)
+    if registration.dropped_after is not None:
+        raise ServiceError(
+            gettext("%(who)s already dropped out after round %(dropped_after)s")
+            % {"who": who.name, "dropped_after": registration.dropped_after},
+            "player",
+        )
+    if tournament.status == Tournament.Status.FINISHED:
+        raise ServiceError(
+            gettext("%(tournament)s is finished: nobody can drop out now")
+            % {"tournament": tournament.name}
+        )
+    playing = [r for r in _rounds(tournament) if r.status == Round.Status.PLAYING]
+    if playing:
+        raise ServiceError(
+            gettext("round %(value)s is being played: drop %(who)s after it finishes")
+            % {"value": playing[0].number, "who": who.name},
+            "player",
+        )
+    return registration
 
 
 def withdraw(tournament: Tournament, player: PlayerRef) -> Registration | None:

@@ -36,6 +36,7 @@ from tournaments import play, sql
 from tournaments.models import ClientSeed, Game, Player, Round, StandaloneDeal, Table
 from tournaments.play import randomness
 from tournaments.services.base import ServiceError
+from tournaments.words import say
 
 #: The event stream holding a round's secret duplicate-deal seed.
 ROUND_STREAM_PREFIX = "round-"
@@ -137,7 +138,7 @@ def set_client_seed(user: User, seed: str) -> ClientSeed:
     try:
         check_client_seed(seed)
     except FairnessError as error:
-        raise ServiceError(str(error), "seed") from None
+        raise ServiceError(say(error.phrase), "seed") from None
     with transaction.atomic():
         found, _ = ClientSeed.objects.update_or_create(user=user, defaults={"seed": seed})
     return found

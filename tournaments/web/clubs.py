@@ -223,10 +223,28 @@ def club_remove_organiser(request: HttpRequest, slug: str) -> HttpResponseBase:
         messages.error(request, _("Choose one of the club's organisers."))
         return redirect("club-people", slug=club.slug)
     if request.method == "GET":
-        question = _(
-            "Remove %(user)s from the organisers of %(club)s? They keep their"
-            " login and their player, but can no longer run its tournaments."
-        ) % {"user": user.get_username(), "club": club.name}
+        try:
+            services.check_removal(club, user)  # refused now, not once confirmed
+        except services.ServiceError as error:
+            messages.error(request, error.message)
+            return redirect("club-people", slug=club.slug)
+        names = {"user": user.get_username(), "club": club.name}
+        if Player.objects.filter(club=club, user=user).exists():
+            question = (
+                _(
+                    "Remove %(user)s from the organisers of %(club)s? They keep their"
+                    " login and their player, but can no longer run its tournaments."
+                )
+                % names
+            )
+        else:  # an organiser need not play (found by trying: "their player" of none)
+            question = (
+                _(
+                    "Remove %(user)s from the organisers of %(club)s? They keep their"
+                    " login, but can no longer run its tournaments."
+                )
+                % names
+            )
         if user == request.user:
             question += " " + _("You will no longer organise it yourself.")
         return _confirm(request, club, question, _("Remove the organiser"))

@@ -183,8 +183,26 @@ def _delete(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
     return _("%(tournament)s is deleted.") % {"tournament": name}, reverse("home")
 
 
-def _drop_question(t: Tournament, data: Any) -> str:
+def _droppable(t: Tournament, data: Any) -> Player:
+    """The player the drop's form names, if the desk may drop them now: as the service
+    says (not while a round plays), and not before a round has begun, when a drop would
+    leave a line "dropped after round 0" in the standings where a withdrawal leaves none
+    (found by trying; the API's drop, between rounds, keeps its answer)."""
     who = _player(t, data.get("player", ""))
+    services.check_drop(t, who)
+    if services.next_round_number(t) == 1:
+        raise services.ServiceError(
+            _(
+                "No round of %(tournament)s has begun: withdraw %(player)s instead (their"
+                " registration goes, and they leave no line in the standings)."
+            )
+            % {"tournament": t.name, "player": who.name}
+        )
+    return who
+
+
+def _drop_question(t: Tournament, data: Any) -> str:
+    who = _droppable(t, data)
     done = services.next_round_number(t) - 1
     return _(
         "Drop %(player)s from %(tournament)s? They keep their results so far, marked “dropped"
@@ -193,7 +211,7 @@ def _drop_question(t: Tournament, data: Any) -> str:
 
 
 def _drop(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
-    who = _player(t, data.get("player", ""))
+    who = _droppable(t, data)
     services.drop(t, who)
     return _("%(player)s has dropped out of %(tournament)s.") % {
         "player": who.name,

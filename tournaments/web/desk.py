@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -147,6 +148,8 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
         "start_form": StartRoundForm(),
         "swap_form": SwapForm(players=round_players) if round_players else None,
         "reseat_form": ReseatForm(players=round_players) if round_players else None,
+        # Between rounds only: before round 1 begins a player is withdrawn (Corrections).
+        "drops_open": next_number > 1 and not any(r.status == Round.Status.PLAYING for r in rounds),
         "clocks": clocks,
         "clocks_hidden": bool(hidden),
         "timeouts": queries.recent_timeouts(tournament, hidden=hidden),
@@ -219,10 +222,20 @@ def _cmd_register(request: HttpRequest, tournament: Tournament) -> str:
     return _("Registered %(names)s.") % {"names": ", ".join(p.name for p in chosen)}
 
 
+def _label(form: forms.Form, name: str) -> str:
+    """``"Label: "`` of a form's field, as the page shows it; ``""`` for the whole form."""
+    found = form.fields.get(name)
+    return f"{found.label}: " if found is not None and found.label else ""
+
+
 def _cmd_add_player(request: HttpRequest, tournament: Tournament) -> str:
     form = NewPlayerForm(request.POST, game=tournament.game)
     if not form.is_valid():
-        errors = "; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items())
+        # Each field by its label, as the form shows it (not its name in the code).
+        errors = "; ".join(
+            _label(form, name) + " ".join(str(e) for e in found)
+            for name, found in form.errors.items()
+        )
         raise services.ServiceError(
             _("the new player is not right (%(errors)s)") % {"errors": errors}, "name"
         )

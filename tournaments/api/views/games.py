@@ -285,16 +285,19 @@ class GameActionView(APIView):
         )
 
 
-def act(access: GameAccess, user: Any, key: str, body: Any) -> dict[str, Any]:
+def act(
+    access: GameAccess, user: Any, key: str, body: Any, *, key_field: str = "Idempotency-Key"
+) -> dict[str, Any]:
     """Make the move of ``body`` (an :class:`ActionSerializer`'s fields) for ``user``'s seat
     with ``key``: the answer of ``POST /games/{id}/actions``, or the exception its problem
     document comes from.  The push channel (:mod:`tournaments.api.push`) acts through here
-    too, so both ways in check, key and answer a move the same way.
+    too, so both ways in check, key and answer a move the same way (``key_field``: where
+    the caller sent the key, which a refusal names).
     """
     game_id = access.game.pk
     if not IDEMPOTENCY_KEY.fullmatch(key):
         raise ValidationError(
-            {"Idempotency-Key": [gettext("send a fresh key of 1-100 visible ASCII characters")]}
+            {key_field: [gettext("send a fresh key of 1-100 visible ASCII characters")]}
         )
     data = plain_action(body)
     if data is None:  # the serializer words the refusal
