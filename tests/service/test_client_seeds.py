@@ -177,6 +177,16 @@ def test_records_with_client_seeds_verify_and_import_through_the_api(
     tampered = record | {"shuffle": record["shuffle"] | {"client_seeds": ["", "", "other"]}}
     refused = client.post("/api/v1/records/verify", tampered, content_type="application/json")
     assert refused.status_code == 422 and refused.json()["field"] == "shuffle"
+    # manage.py verify checks it as the API does (it checked the server's seed alone, and
+    # failed this record: found by a helper reading the code).
+    from tests.service.test_commands import run
+
+    (tmp_path / "good.json").write_text(json.dumps(record))
+    (tmp_path / "bad.json").write_text(json.dumps(tampered))
+    code, lines = run("verify", str(tmp_path / "good.json"))
+    assert code == 0 and "shuffle checked" in lines[0], lines
+    code, lines = run("verify", str(tmp_path / "bad.json"))
+    assert code == 1 and "FAILED" in lines[0], lines
     imported = service.import_game(record)
     assert service.export_record(imported)["shuffle"] == record["shuffle"]
 
