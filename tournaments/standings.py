@@ -8,7 +8,8 @@ results (:func:`series_results`) come
 * the standings (:func:`compute_standings`), with the byes of the rounds that
   have begun (``Round.byes``) and the registrations (who entered, who dropped);
 * the club ratings per game (:func:`club_ratings`), replayed over every
-  finished table of the club's tournaments in the order the tables finished.
+  finished table of the club's tournaments in the order the tables finished (the fold
+  kept in the cache for each set of finished tables: :func:`rating_fold`).
 
 :func:`live_standings` computes the same standings from the tables of record
 (``Table.placings``, written by :func:`tournaments.services.game_over` as each
@@ -23,6 +24,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from django.core.cache import cache
+from django.db.models import Count, Max
 
 from engine import series as series_rules
 from engine.registry import get_game
@@ -44,12 +48,14 @@ from tournaments.ratings import Rating, update
 from tournaments.scoring import RoundResult, Standing, TableResult, forfeited, standings
 
 __all__ = [
+    "RatingFold",
     "SeriesResult",
     "club_ratings",
     "compute_standings",
     "forfeits_in_force",
     "live_standings",
     "player_names",
+    "rating_fold",
     "rating_leaderboard",
     "series_results",
 ]
@@ -263,19 +269,68 @@ def live_standings(tournament: Tournament) -> list[Standing]:
     return standings(rounds, everyone, dropped, forfeits)
 
 
-def club_ratings(club: Club, game: str, *, from_events: bool = False) -> dict[str, Rating]:
-    """Every rated player's rating in ``game`` at ``club`` (player ids as strings).
+@dataclass(frozen=True)
+class RatingFold:
+    """A club's ratings in one game after its finished tables, in the order they finished:
+    each rated player's rating, and their rating after each of their tables (table id,
+    displayed rating), oldest first."""
 
-    Recomputed each time from every finished table of the club's tournaments of
-    ``game``, in the order the tables finished (ties by table id); nothing is stored.
+    ratings: dict[str, Rating]
+    history: dict[str, list[tuple[int, int]]]
+
+
+#: How long a fold is kept: a new finished table makes a new one at once (its key), so
+#: this only bounds the memory of folds no longer asked for.
+RATINGS_CACHE_SECONDS = 24 * 3600
+
+
+def rating_fold(club: Club | int, game: str) -> RatingFold:
+    """The club's ratings in ``game`` (:class:`RatingFold`), folded once for each set of
+    finished tables and kept in the cache.
+
+    A request read and folded every game of the club's tournaments of ``game``, each
+    time: the public player page and ``GET /ratings`` grew slower with every club night
+    (found by trying).  Now a request reads the finished tables' count and last id (one
+    aggregate) and the fold kept for them; a table's series is final once it is finished,
+    and tables are never taken back, so a new finished table is the only change.
     """
-    tournaments = Tournament.objects.filter(club=club, game=game)
+    club_id = club.pk if isinstance(club, Club) else club
+    finished = Table.objects.filter(
+        round__tournament__club_id=club_id,
+        round__tournament__game=game,
+        status=Table.Status.FINISHED,
+    ).aggregate(count=Count("id"), last=Max("id"))
+    key = f"ratings:{club_id}:{game}:{finished['count']}:{finished['last']}"
+    found: RatingFold | None = cache.get(key)
+    if found is None:
+        found = _fold_ratings(Tournament.objects.filter(club_id=club_id, game=game))
+        cache.set(key, found, RATINGS_CACHE_SECONDS)
+    return found
+
+
+def _fold_ratings(tournaments: Iterable[Tournament], *, from_events: bool = False) -> RatingFold:
     done = [s for s in series_results(tournaments, from_events=from_events) if s.over]
     done.sort(key=lambda s: (s.finished_at.timestamp() if s.finished_at else 0.0, s.table))
     ratings: dict[str, Rating] = {}
+    history: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for result in done:
         ratings = update(ratings, [list(g) for g in result.table_result().placings])
-    return ratings
+        for player in result.players:
+            history[player].append((result.table, ratings[player].display))
+    return RatingFold(ratings, dict(history))
+
+
+def club_ratings(club: Club, game: str, *, from_events: bool = False) -> dict[str, Rating]:
+    """Every rated player's rating in ``game`` at ``club`` (player ids as strings).
+
+    Replayed from every finished table of the club's tournaments of ``game``, in the
+    order the tables finished (ties by table id): kept per set of finished tables
+    (:func:`rating_fold`); ``from_events`` folds the games' events again, as a check.
+    """
+    if from_events:
+        tournaments = Tournament.objects.filter(club=club, game=game)
+        return _fold_ratings(tournaments, from_events=True).ratings
+    return rating_fold(club, game).ratings
 
 
 def rating_leaderboard(club: Club, game: str) -> list[tuple[Player, Rating]]:

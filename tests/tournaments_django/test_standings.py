@@ -90,3 +90,31 @@ def test_club_ratings_replay_every_finished_table_of_the_game_in_order() -> None
         int(p) for p, _ in sorted(ratings.items(), key=lambda i: (-i[1].ordinal, int(i[0])))
     ]
     assert club_ratings(factories.club("Empty"), "bhabhi") == {}
+
+
+def test_a_ratings_request_reads_no_game_once_the_finished_tables_are_folded() -> None:
+    # The public player page and GET /ratings read and folded every game of the club's
+    # tournaments on every request (found by trying: slower with every club night).
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tournaments.services import queries
+
+    club = factories.club()
+    robots = factories.bots(club, 6)
+    t = factories.tournament(club, robots, rounds=2, table_max=3, table_preferred=3)
+    factories.play_round(t, rng=random.Random(1))
+    first = club_ratings(club, "bhabhi")
+    with CaptureQueriesContext(connection) as read:
+        assert club_ratings(club, "bhabhi") == first
+        history = queries.rating_history(robots[0])
+    assert not [q for q in read.captured_queries if "tournaments_game" in q["sql"]], [
+        q["sql"] for q in read.captured_queries
+    ]
+    assert len(read.captured_queries) <= 4  # the tables' count, the player's games' kinds
+    assert [len(h["points"]) for h in history] == [1]
+    # A table that finishes is a new fold, the same as folding the events again.
+    factories.play_round(t, rng=random.Random(2))
+    assert club_ratings(club, "bhabhi") == club_ratings(club, "bhabhi", from_events=True)
+    assert club_ratings(club, "bhabhi") != first
+    assert [len(h["points"]) for h in queries.rating_history(robots[0])] == [2]

@@ -43,9 +43,8 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.play.context import GameContext
-from tournaments.ratings import Rating, update
 from tournaments.scoring import BYE_POINTS, TableResult, forfeited, table_points
-from tournaments.standings import forfeits_in_force, live_standings, series_results
+from tournaments.standings import forfeits_in_force, live_standings, rating_fold
 
 # -- games and tables ----------------------------------------------------------------------
 
@@ -377,11 +376,8 @@ def _decimal(value: Fraction) -> str:
 
 
 def rating_history(player: Player) -> list[dict[str, Any]]:
-    """Per game: the player's rating after each finished table they played, oldest first.
-
-    Replays the club's finished tables in the order they finished, as
-    :func:`tournaments.standings.club_ratings` does, noting this player's rating.
-    """
+    """Per game: the player's rating after each finished table they played, oldest first
+    (:func:`tournaments.standings.rating_fold`, the club's ratings folded once)."""
     found = []
     kinds = (
         Tournament.objects.filter(club=player.club, registrations__player=player)
@@ -389,16 +385,8 @@ def rating_history(player: Player) -> list[dict[str, Any]]:
         .distinct()
     )
     for kind in sorted(set(kinds)):
-        tournaments = Tournament.objects.filter(club=player.club, game=kind)
-        done = [s for s in series_results(tournaments, from_events=False) if s.over]
-        done.sort(key=lambda s: (s.finished_at.timestamp() if s.finished_at else 0.0, s.table))
-        ratings: dict[str, Rating] = {}
-        points = []
-        me = str(player.pk)
-        for result in done:
-            ratings = update(ratings, [list(g) for g in result.table_result().placings])
-            if me in result.players:
-                points.append({"table": result.table, "rating": ratings[me].display})
+        steps = rating_fold(player.club_id, kind).history.get(str(player.pk), [])
+        points = [{"table": table, "rating": rating} for table, rating in steps]
         if points:
             found.append(
                 {

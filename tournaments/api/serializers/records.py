@@ -21,7 +21,7 @@ class RecordSerializer(serializers.Serializer[Any]):
     deck = serializers.ListField(child=serializers.CharField())
     moves = serializers.ListField(child=serializers.DictField())
     result = serializers.JSONField(allow_null=True)
-    shuffle = serializers.DictField(required=False)
+    shuffle = serializers.DictField(required=False, allow_null=True)
 
 
 class RecordCheckSerializer(serializers.Serializer[Any]):
