@@ -44,6 +44,7 @@ from tournaments.models import (
 )
 from tournaments.play.context import GameContext
 from tournaments.scoring import BYE_POINTS, TableResult, forfeited, table_points
+from tournaments.services.access import hidden_tables
 from tournaments.standings import forfeits_in_force, live_standings, rating_fold
 
 # -- games and tables ----------------------------------------------------------------------
@@ -473,6 +474,9 @@ def rounds_overview(tournament: Tournament, user: User | AnonymousUser) -> list[
             pk__in={pid for r in Round.objects.filter(tournament=tournament) for pid in r.byes}
         )
     }
+    # A duplicate round's tables whose games the user may not see: no link to them, which
+    # answered 403 (services.access.hidden_tables).
+    hidden = hidden_tables(user, tournament)
     rounds = []
     for round_ in Round.objects.filter(tournament=tournament).order_by("-number"):
         tables = []
@@ -489,7 +493,7 @@ def rounds_overview(tournament: Tournament, user: User | AnonymousUser) -> list[
                 {
                     "table": table,
                     "seats": at,
-                    "game": current.get(table.pk),
+                    "game": None if table.pk in hidden else current.get(table.pk),
                     "placings": placings,
                     "games_played": played[table.pk],
                     "mine": any(s.player_id in mine for s in at),
@@ -500,6 +504,8 @@ def rounds_overview(tournament: Tournament, user: User | AnonymousUser) -> list[
                 "round": round_,
                 "tables": tables,
                 "byes": [byes[p] for p in round_.byes if p in byes],
+                # Its finished games are replayed once every table of it has finished.
+                "sealed": tournament.duplicate_deals and round_.status != Round.Status.FINISHED,
             }
         )
     return rounds
