@@ -491,10 +491,12 @@ def test_an_organiser_who_plays_in_a_duplicate_round_sees_no_other_table_on_the_
     assert "You play in this duplicate round" in page
     # The tournament's page links no game it would refuse (a 403 or a 409 after the click):
     # not the other table's, and not her own finished table's replay until the round ends.
+    slow_player = world.players["bob"]
     for client in (alice, Client()):
-        public = client.get(f"/tournaments/{tournament.pk}/").content.decode()
-        linked = {int(n) for n in re.findall(r'href="/games/(\d+)/', public)}
-        assert not linked & {g.pk for g in [*fast, slow]}, linked
+        for path in (f"/tournaments/{tournament.pk}/", f"/players/{slow_player.pk}/"):
+            public = client.get(path).content.decode()
+            linked = {int(n) for n in re.findall(r'href="/games/(\d+)/', public)}
+            assert not linked & {g.pk for g in [*fast, slow]}, (path, linked)
     assert (
         "revealed when the other tables finish"
         in alice.get(f"/tournaments/{tournament.pk}/").content.decode()

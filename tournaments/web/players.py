@@ -8,6 +8,7 @@ from django.utils.translation import gettext
 
 from tournaments.models import Game, Player, Registration
 from tournaments.services import queries
+from tournaments.services.access import visible_games
 from tournaments.templatetags.tables import result_text
 from tournaments.web.common import seat_info
 
@@ -15,7 +16,10 @@ from tournaments.web.common import seat_info
 def player_detail(request: HttpRequest, player_id: int) -> HttpResponse:
     """A player: their games, their results at each table, their rating history per game."""
     player = get_object_or_404(Player.objects.select_related("club", "user"), pk=player_id)
-    games = list(Game.objects.filter(table__seats__player=player).order_by("-id").distinct()[:50])
+    # As the API lists games: a duplicate round's that the reader may not see are left out
+    # (their links answered 403; a summary's turn, move by move, would tell the twin table).
+    played = Game.objects.filter(table__seats__player=player)
+    games = list(visible_games(request.user, played).order_by("-id").distinct()[:50])
     rows = []
     for game in games:
         info = seat_info(game)
