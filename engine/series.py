@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from engine.words import Phrase, gettext_noop, said
+
 #: The largest place points a series may give (their sums must stay finite numbers).
 MAX_POINTS = 1_000_000
 #: The most deals (or round wins) a table's series may be set to, and the most deals a
@@ -31,6 +33,15 @@ MAX_TARGET = 1000
 MAX_DEAL_LIMIT = 1000
 
 SeriesKind = Literal["first_to", "losses", "place_points"]
+
+
+class SeriesError(ValueError):
+    """A series format an organiser may not set; its words kept as ``phrase`` (as
+    :class:`~engine.contract.IllegalAction` keeps them) for the reader's language."""
+
+    def __init__(self, reason: str | Phrase, **params: object) -> None:
+        self.phrase = reason if isinstance(reason, Phrase) else Phrase(reason, **params)
+        super().__init__(str(self.phrase))
 
 
 @dataclass(frozen=True)
@@ -49,28 +60,38 @@ class SeriesFormat:
 
     def __post_init__(self) -> None:
         if self.kind not in ("first_to", "losses", "place_points"):
-            raise ValueError(f"unknown series kind {self.kind!r}")
+            raise SeriesError(gettext_noop("unknown series kind %(kind)s"), kind=said(self.kind))
         if not isinstance(self.target, int) or self.target < 1:
-            raise ValueError("a series needs a target of at least 1")
+            raise SeriesError(gettext_noop("a series needs a target of at least 1"))
         if self.points is not None and any(
             not math.isfinite(p) or abs(p) > MAX_POINTS for p in self.points
         ):
             # The running totals are stored as JSON, which has no infinity: a table's
             # deal would end in a refusal at every try.
-            raise ValueError(f"place points are numbers from -{MAX_POINTS} to {MAX_POINTS}")
+            raise SeriesError(
+                gettext_noop("place points are numbers from -%(most)s to %(most)s"),
+                most=MAX_POINTS,
+            )
         if self.deal_limit is not None:
             if self.kind != "first_to":
-                raise ValueError(
-                    "a deal limit is for a first_to series: the others have a fixed number of deals"
+                raise SeriesError(
+                    gettext_noop(
+                        "a deal limit is for a first_to series: the others have a fixed"
+                        " number of deals"
+                    )
                 )
             if (
                 not isinstance(self.deal_limit, int)
                 or isinstance(self.deal_limit, bool)
                 or self.deal_limit < self.target
             ):
-                raise ValueError(
-                    f"the deal limit is a whole number of at least the target {self.target},"
-                    f" not {self.deal_limit!r}"
+                raise SeriesError(
+                    gettext_noop(
+                        "the deal limit is a whole number of at least the target %(target)s,"
+                        " not %(sent)s"
+                    ),
+                    target=self.target,
+                    sent=said(self.deal_limit),
                 )
 
     def bounded(self) -> SeriesFormat:
@@ -78,11 +99,18 @@ class SeriesFormat:
         :data:`MAX_DEAL_LIMIT`), else ``ValueError``.  Asked when a tournament is made,
         not of a series read back: one stored before the bounds still reads."""
         if self.target > MAX_TARGET:
-            raise ValueError(f"a series needs a target from 1 to {MAX_TARGET}")
+            raise SeriesError(
+                gettext_noop("a series needs a target from 1 to %(most)s"), most=MAX_TARGET
+            )
         if self.deal_limit is not None and self.deal_limit > MAX_DEAL_LIMIT:
-            raise ValueError(
-                f"the deal limit is a whole number from the target {self.target}"
-                f" to {MAX_DEAL_LIMIT}, not {self.deal_limit!r}"
+            raise SeriesError(
+                gettext_noop(
+                    "the deal limit is a whole number from the target %(target)s"
+                    " to %(most)s, not %(sent)s"
+                ),
+                target=self.target,
+                most=MAX_DEAL_LIMIT,
+                sent=said(self.deal_limit),
             )
         return self
 

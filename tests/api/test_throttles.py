@@ -115,7 +115,7 @@ def test_the_request_over_a_rate_is_a_429_problem_with_retry_after(
     assert body["title"] == "Too many requests"
     assert body["status"] == 429
     # Which limit, and when it resets (issue 22: it used to say only "try again in 45 s").
-    assert "the anonymous per-address limit 'anon' of 3 requests per minute" in body["detail"]
+    assert 'the anonymous per-address limit "anon" of 3 requests per minute' in body["detail"]
     assert "resets in 45 s" in body["detail"] and body["limit"] == "anon"
     # The rest of the minute: 15 s of it are gone.
     assert response["Retry-After"] == "45" and body["retry_after"] == 45
@@ -337,7 +337,7 @@ def test_a_429_is_told_in_russian_when_asked_with_the_same_type_and_limit(
     body = api.client.get(CLUBS, headers={"Accept-Language": "ru"}).json()
     assert body["type"] == "/api/v1/problems/throttled" and body["limit"] == "anon"
     assert body["title"] == "Слишком много запросов"
-    assert "лимит 'anon' (анонимный, на адрес), 3 запроса в минуту, исчерпан" in body["detail"]
+    assert 'лимит "anon" (анонимный, на адрес), 3 запроса в минуту, исчерпан' in body["detail"]
     assert "сбросится через 45 с" in body["detail"] and "requests" not in body["detail"]
 
 

@@ -276,7 +276,12 @@ def test_a_series_beyond_the_form_s_bounds_is_refused_by_the_api_too(
 
 @pytest.mark.parametrize(
     ("field", "most"),
-    [("rounds", 100), ("turn_seconds", 86_400), ("timeouts_to_bot", 100)],
+    [
+        ("rounds", 100),
+        ("turn_seconds", 86_400),
+        ("timeouts_to_bot", 100),
+        ("first_turn_grace", 600),
+    ],
 )
 def test_the_page_and_the_api_take_a_tournament_within_the_same_bounds(
     world: ClubWorld, api: Api, field: str, most: int

@@ -168,3 +168,25 @@ def test_a_move_with_a_field_an_action_body_does_not_take_is_a_400_and_changes_n
     assert status == 400 and problem["field"] == "seet", problem
     game.refresh_from_db()
     assert game.sequence == before
+
+
+def test_a_bad_series_is_refused_as_sent_and_in_the_readers_language(
+    world: ClubWorld, api: Api
+) -> None:
+    # A review's catch: the series' own reason stayed English under Accept-Language: ru,
+    # and its place points were quoted as the serializer made them ([5.0, 3.0]).
+    body = {"club": world.club.pk, "name": "Series", "game": "give_away", "rounds": 1}
+    series = {"kind": "first_to", "target": 3, "deal_limit": 2, "points": [5, 3]}
+    status, problem, _ = api.post(
+        "/api/v1/tournaments", body | {"series": series}, token=world.tokens["org"]
+    )
+    assert status == 422 and '"points": [5, 3]' in problem["detail"], problem
+    assert "at least the target 3, not 2" in problem["detail"]
+    status, russian, _ = api.post(
+        "/api/v1/tournaments",
+        body | {"series": series},
+        token=world.tokens["org"],
+        headers={"Accept-Language": "ru"},
+    )
+    reason = russian["detail"].split("(", 1)[1].split(")", 1)[0]
+    assert status == 422 and "target" not in reason and "не меньше" in reason, russian

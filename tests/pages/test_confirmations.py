@@ -228,3 +228,26 @@ def test_a_question_whose_answer_would_be_refused_is_not_asked(world: PageWorld)
         assert answer.redirect_chain and 'id="confirm-form"' not in page, url
         assert reason in page, re.findall(r'role="status">([^<]*)<', page)
     assert Tournament.objects.filter(pk=tournament.pk).exists()
+
+
+def test_no_withdrawal_or_absence_is_asked_that_would_be_refused(world: PageWorld) -> None:
+    # A review's catch: once round 1 has begun a withdrawal is a drop, which waits for the
+    # round being played; and a one-round tournament playing its round has none left to be
+    # absent from. Each was asked, then refused once confirmed.
+    tournament = services.create_tournament(
+        world.club, "One round", "give_away", 1, table_min=2, table_max=3
+    )
+    for player in [world.player, *world.bots[:3]]:
+        services.register(tournament, player)
+    services.begin_round(services.start_round(tournament, auto_check_in=True))
+    org = world.client(world.organiser)
+    base = f"/tournaments/{tournament.pk}"
+    for url, reason in (
+        (f"{base}/confirm/withdraw?player={world.bots[0].pk}", "is being played"),
+        (f"{base}/confirm/absent?player={world.bots[0].pk}", "no rounds left"),
+    ):
+        page = org.get(url, follow=True).content.decode()
+        assert 'id="confirm-form"' not in page, url
+        assert reason in page, re.findall(r'role="status">([^<]*)<', page)
+    own = world.client(world.person).get(f"{base}/me/withdraw", follow=True).content.decode()
+    assert 'id="confirm-form"' not in own and "is being played" in own

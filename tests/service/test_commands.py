@@ -94,3 +94,14 @@ def test_verify_accepts_a_running_games_record_without_a_seed(tmp_path: Path) ->
     path.write_text(json.dumps(record))
     code, lines = run("verify", str(path))
     assert code == 0 and "seed not revealed" in lines[0]
+
+
+def test_verify_says_its_findings_in_the_language_asked(tmp_path: Path) -> None:
+    # A review's catch: the command's refusals stayed English under --language ru.
+    good, bad = finished_records(2)
+    bad = bad | {"moves": bad["moves"][:1] + [{"seat": 99, "type": "x"}] + bad["moves"][1:]}
+    (tmp_path / "two.json").write_text(json.dumps([good, bad]))
+    code, lines = run("verify", str(tmp_path / "two.json"), "--language", "ru")
+    assert code == 1 and "OK (" in lines[0] and "FAILED" in lines[1], lines
+    assert any("\u0400" <= ch <= "\u04ff" for ch in lines[0].split("OK", 1)[1]), lines
+    assert any("\u0400" <= ch <= "\u04ff" for ch in lines[1].split("FAILED", 1)[1]), lines

@@ -63,6 +63,7 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
+from engine.contract import said
 from parlour.cache import LuaScript
 from tournaments.models import ApiToken
 
@@ -151,7 +152,7 @@ class RateState:
                 "scope": gettext(_SCOPE_WORDS[lim.scope])
                 if lim.scope in _SCOPE_WORDS
                 else lim.scope,
-                "name": repr(lim.scope),
+                "name": said(lim.scope),  # as the RateLimit header names it
                 "requests": lim.requests,
                 "period": _period_words(lim.period),
                 "seconds": lim.seconds_left(self.now),

@@ -202,6 +202,35 @@ def withdraw(tournament: Tournament, player: PlayerRef) -> Registration | None:
         return None
 
 
+def check_absence(tournament: Tournament, player: PlayerRef) -> int:
+    """The round :func:`mark_absent` would mark ``player`` absent for, or a
+    :class:`ServiceError` saying why it may not: what it asks, and the page's question."""
+    who = _player(tournament, player)
+    registration = _registration(tournament, who)
+    number = next_round_number(tournament)
+    if tournament.status == Tournament.Status.FINISHED or number > tournament.rounds:
+        raise ServiceError(
+            gettext("%(tournament)s has no rounds left to be absent from")
+            % {"tournament": tournament.name}
+        )
+    if registration.dropped_after is not None:
+        raise ServiceError(
+            gettext("%(who)s dropped out of %(tournament)s")
+            % {"who": who.name, "tournament": tournament.name},
+            "player",
+        )
+    return number
+
+
+def check_withdrawal(tournament: Tournament, player: PlayerRef) -> None:
+    """Refuse (:class:`ServiceError`) a withdrawal :func:`withdraw` would refuse: after
+    round 1 has begun it is a drop, which waits for the round being played."""
+    if next_round_number(tournament) > 1:
+        check_drop(tournament, player)
+    else:
+        _registration(tournament, _player(tournament, player))
+
+
 def mark_absent(tournament: Tournament, player: PlayerRef, *, by: Any = None) -> Absence:
     """Mark ``player`` absent for the next round that has not begun: it seats without them.
 
@@ -214,19 +243,7 @@ def mark_absent(tournament: Tournament, player: PlayerRef, *, by: Any = None) ->
     with transaction.atomic():
         tournament = _lock(tournament)
         who = _player(tournament, player)
-        registration = _registration(tournament, who)
-        number = next_round_number(tournament)
-        if tournament.status == Tournament.Status.FINISHED or number > tournament.rounds:
-            raise ServiceError(
-                gettext("%(tournament)s has no rounds left to be absent from")
-                % {"tournament": tournament.name}
-            )
-        if registration.dropped_after is not None:
-            raise ServiceError(
-                gettext("%(who)s dropped out of %(tournament)s")
-                % {"who": who.name, "tournament": tournament.name},
-                "player",
-            )
+        number = check_absence(tournament, who)
         user = by if getattr(by, "is_authenticated", False) else None
         absence, _ = Absence.objects.get_or_create(
             tournament=tournament, player=who, round_number=number, defaults={"by": user}

@@ -10,9 +10,10 @@ from django.utils.translation import gettext, gettext_lazy
 
 from engine.contract import said
 from engine.registry import all_games, get_game
-from engine.series import SeriesFormat
+from engine.series import SeriesError, SeriesFormat
 from tournaments.models import Club, Player, Round, Tournament
 from tournaments.services.base import ServiceError, _lock, _positive
+from tournaments.words import say
 
 #: A tournament's bounds, asked here and offered by the page's form and the API alike
 #: (the form took 50 rounds and an hour a turn where the API took 100 and a day).
@@ -51,6 +52,16 @@ def series_refusal(game: str, kind: str) -> str:
     }
 
 
+def _as_sent(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A series as the client wrote it: whole place points without the ``.0`` the
+    serializer and the format give them (a refusal quoted [5, 3] as [5.0, 3.0])."""
+    found = dict(value)
+    points = found.get("points")
+    if isinstance(points, list):
+        found["points"] = [int(p) if isinstance(p, float) and p.is_integer() else p for p in points]
+    return found
+
+
 def _series_format(
     value: SeriesFormat | Mapping[str, Any] | None, game: str, table_max: int
 ) -> SeriesFormat:
@@ -62,13 +73,21 @@ def _series_format(
         try:
             fmt = SeriesFormat.from_json(value).bounded()
         except (KeyError, TypeError, ValueError) as error:
+            # The rules' own words in the reader's language; a missing key by its name.
+            reason = (
+                say(error.phrase)
+                if isinstance(error, SeriesError)
+                else gettext("%(key)s is missing") % {"key": said(error.args[0])}
+                if isinstance(error, KeyError)
+                else str(error)
+            )
             raise ServiceError(
                 gettext(
                     'bad series format %(value)s (%(error)s); write it as {"kind": '
                     '"first_to" | "losses" | "place_points", "target": N} (a '
                     'first_to series may add "deal_limit": M)'
                 )
-                % {"value": said(dict(value)), "error": error},
+                % {"value": said(_as_sent(value)), "error": reason},
                 "series",
             ) from error
     (expected,) = series_kinds(game)
@@ -85,11 +104,10 @@ def _series_format(
             "series",
         )
     if fmt.kind == "place_points" and fmt.points is not None and len(fmt.points) < table_max:
-        # Quoted as the client wrote them: the format keeps floats, which would read 5.0.
         raise ServiceError(
             gettext("the place points %(value)s have fewer places than a table of %(table_max)s")
             % {
-                "value": said([int(p) if p.is_integer() else p for p in fmt.points]),
+                "value": said(_as_sent(fmt.to_json())["points"]),
                 "table_max": table_max,
             },
             "series",

@@ -79,6 +79,7 @@ def _desk(tournament: Tournament) -> str:
 
 def _withdraw_question(t: Tournament, data: Any) -> str:
     who = _player(t, data.get("player", ""))
+    services.check_withdrawal(t, who)  # refused now (a round playing), not once confirmed
     names = {"player": who.name, "tournament": t.name}
     if services.next_round_number(t) == 1:
         return (
@@ -108,7 +109,7 @@ def _withdraw(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]
 
 def _absent_question(t: Tournament, data: Any) -> str:
     who = _player(t, data.get("player", ""))
-    number = services.next_round_number(t)
+    number = services.check_absence(t, who)  # refused now (no round left), not once confirmed
     return _(
         "Mark %(player)s absent for round %(number)s? The round is seated without them"
         " (if it is seated already, it is seated again). Checking them in lifts it."

@@ -128,6 +128,11 @@ def tournament_my_entry(request: HttpRequest, tournament_id: int, action: str) -
                 % {"tournament": tournament.name},
             )
             return redirect("tournament", tournament_id=tournament.pk)
+        try:
+            services.check_withdrawal(tournament, me)  # a round playing: refused now
+        except services.ServiceError as error:
+            messages.error(request, error.message)
+            return redirect("tournament", tournament_id=tournament.pk)
         return render(
             request,
             "organise/confirm.html",

@@ -17,7 +17,12 @@ from tournaments.api.serializers.common import (
     WholeNumberField,
 )
 from tournaments.models import CheckIn, Registration, Round, Table, TableSeat, Tournament
-from tournaments.services.tournaments import MOST_ROUNDS, MOST_TIMEOUTS_TO_BOT, MOST_TURN_SECONDS
+from tournaments.services.tournaments import (
+    MOST_FIRST_TURN_GRACE,
+    MOST_ROUNDS,
+    MOST_TIMEOUTS_TO_BOT,
+    MOST_TURN_SECONDS,
+)
 
 # -- tournaments -----------------------------------------------------------------------------------
 
@@ -78,6 +83,12 @@ class TournamentCreateSerializer(BodySerializer):
         min_value=1, max_value=MOST_TURN_SECONDS, required=False, allow_null=True, default=None
     )
     timeouts_to_bot = WholeNumberField(min_value=0, max_value=MOST_TIMEOUTS_TO_BOT, default=0)
+    first_turn_grace = WholeNumberField(
+        min_value=0,
+        max_value=MOST_FIRST_TURN_GRACE,
+        default=0,
+        help_text="Seconds added to the clock of each game's first turn (0: none).",
+    )
     duplicate_deals = StrictBooleanField(default=False)
     timeout_forfeits = StrictBooleanField(
         default=True,

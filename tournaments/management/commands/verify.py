@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from engine.fairness import FairnessError
 from engine.record import RecordError
 from tournaments.management.language import LanguageCommand
 from tournaments.services.queries import verify_record
+from tournaments.words import say
 
 
 def read_records(text: str) -> list[Any]:
@@ -53,16 +54,24 @@ def check_record(record: Any) -> str:
     checked the server's seed alone, and failed such a record the API verified).
     """
     if not isinstance(record, Mapping):
-        raise RecordError("a record is a JSON object")
+        raise RecordError(gettext_noop("a record is a JSON object"))
     checked = verify_record(record)
-    what = f"{checked['game']}, {checked['seats']} seats, {checked['move_count']} moves"
+    what = gettext("%(game)s, %(seats)s seats, %(moves)s moves") % {
+        "game": checked["game"],
+        "seats": checked["seats"],
+        "moves": checked["move_count"],
+    }
     shuffle = record.get("shuffle")
     if checked["shuffle_verified"]:
-        commitment = str(shuffle["commitment"])[:12]  # type: ignore[index]
-        return f"OK ({what}; shuffle checked against commitment {commitment}…)"
+        return gettext("OK (%(what)s; shuffle checked against commitment %(commitment)s…)") % {
+            "what": what,
+            "commitment": str(shuffle["commitment"])[:12],  # type: ignore[index]
+        }
     if not isinstance(shuffle, Mapping) or not shuffle.get("commitment"):
-        return f"OK ({what}; dealt from a given deck, no shuffle to check)"
-    return f"OK ({what}; seed not revealed yet, shuffle unchecked)"
+        return gettext("OK (%(what)s; dealt from a given deck, no shuffle to check)") % {
+            "what": what
+        }
+    return gettext("OK (%(what)s; seed not revealed yet, shuffle unchecked)") % {"what": what}
 
 
 class Command(LanguageCommand):
@@ -86,13 +95,18 @@ class Command(LanguageCommand):
         for number, record in enumerate(records, 1):
             try:
                 line = check_record(record)
-            except RecordError as error:
+            except RecordError as error:  # in the language asked, as the API says it
                 failed += 1
-                where = f"move {error.index}" if error.index is not None else "record"
-                line = f"FAILED at {where}: {error.reason}"
+                reason = say(error.phrase)
+                line = (
+                    gettext("FAILED at record: %(reason)s") % {"reason": reason}
+                    if error.index is None
+                    else gettext("FAILED at move %(index)s: %(reason)s")
+                    % {"index": error.index, "reason": reason}
+                )
             except FairnessError as error:
                 failed += 1
-                line = f"FAILED shuffle: {error}"
+                line = gettext("FAILED shuffle: %(reason)s") % {"reason": say(error.phrase)}
             except (KeyError, TypeError, AttributeError) as error:
                 failed += 1
                 line = f"FAILED: malformed record ({type(error).__name__}: {error})"
