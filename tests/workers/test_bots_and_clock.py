@@ -205,6 +205,25 @@ def test_a_deadline_beyond_the_brokers_visibility_is_queued_within_it(settings: 
 
 
 @pytest.mark.django_db
+def test_a_turn_of_a_day_is_queued_within_the_brokers_visibility(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The ETA the dispatch after a move gives the person's timeout: held_until's, not the
+    # deadline itself (a review's gap: the helper alone was tested).
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    game = bot_game("give_away", [None, "random"], turn_seconds=86_400)
+    play_bots_until_person(game)
+    game.refresh_from_db()
+    queued: list[Any] = []
+    monkeypatch.setattr(tasks.timeout, "apply_async", lambda *a, **kw: queued.append(kw["eta"]))
+    monkeypatch.setattr(tasks.bot_move, "apply_async", lambda *a, **kw: None)
+    monkeypatch.setattr(tasks.forced_move, "apply_async", lambda *a, **kw: None)
+    assert not tasks.bot_move.app.conf.task_always_eager  # a worker's clock: timeouts queued
+    tasks.dispatch(game)
+    assert queued and all(eta <= timezone.now() + timedelta(minutes=30) for eta in queued)
+
+
+@pytest.mark.django_db
 def test_the_sweep_applies_every_expired_deadline_and_leaves_the_others() -> None:
     games = [bot_game("give_away", [None, "random"], turn_seconds=30) for _ in range(3)]
     waiting = [(g, play_bots_until_person(g)) for g in games]
