@@ -222,6 +222,11 @@ def test_a_question_whose_answer_would_be_refused_is_not_asked(world: PageWorld)
             f"/tournaments/{tournament.pk}/confirm/unforfeit?player={world.player.pk}&round=1",
             "has not begun",  # seated, not begun
         ),
+        (
+            f"/tournaments/{tournament.pk}/confirm/reseat"
+            f"?fixed_player={world.bots[0].pk}&fixed_table=9",
+            "fixed to table 9",
+        ),
     ):
         answer = org.get(url, follow=True)
         page = answer.content.decode()

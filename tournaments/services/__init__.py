@@ -56,6 +56,7 @@ from tournaments.services.entries import (
 from tournaments.services.forfeits import check_decision, forfeit, unforfeit
 from tournaments.services.rounds import (
     begin_round,
+    check_reseat,
     late_players,
     reseat,
     seat_late,
@@ -104,6 +105,7 @@ __all__ = [
     "check_drop",
     "check_in",
     "check_removal",
+    "check_reseat",
     "check_withdrawal",
     "client_seeds_of",
     "close_signup_link",

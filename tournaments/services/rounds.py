@@ -378,6 +378,28 @@ def reseat(
         return round_
 
 
+class _DryRun(Exception):
+    """Rolls back a reseat made only to see whether it would be refused."""
+
+
+def check_reseat(
+    round_: Round,
+    *,
+    fixed: Mapping[PlayerRef, int] | None = None,
+    apart: Iterable[tuple[PlayerRef, PlayerRef]] = (),
+) -> None:
+    """Refuse (:class:`ServiceError`) a :func:`reseat` that would be refused, changing
+    nothing: it is made in a savepoint and rolled back.  The page's question asks it (it
+    asked "Seat round 1 again?" of a table 9 among 2, refused once confirmed: a review's
+    catch); a seating's constraints are only known to fail by seating."""
+    try:
+        with transaction.atomic():
+            reseat(round_, fixed=fixed, apart=apart)
+            raise _DryRun
+    except _DryRun:
+        pass
+
+
 def begin_round(round_: Round) -> Round:
     """Deal the first game of every table of a seated round; the round is ``PLAYING``."""
     with transaction.atomic():

@@ -241,6 +241,7 @@ def _reseat_form(t: Tournament, data: Any) -> ReseatForm:
 def _reseat_question(t: Tournament, data: Any) -> str:
     round_ = seated_round(t)
     wishes = _reseat_form(t, data).constraints()
+    services.check_reseat(round_, **wishes)  # refused now, not once confirmed
     names = dict(Player.objects.filter(club=t.club).values_list("pk", "name"))
     kept = [
         _("%(a)s and %(b)s kept apart") % {"a": names[a], "b": names[b]} for a, b in wishes["apart"]
