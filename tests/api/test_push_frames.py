@@ -75,3 +75,21 @@ def test_channels_dispatch_is_still_the_one_the_consumer_copied_without_its_hop(
         "else:",
         'raise ValueError("No handler for message type %s" % message["type"])',
     ], "Channels' dispatch changed: review PushConsumer.dispatch, which copies it"
+
+
+def test_a_client_gone_mid_answer_leaves_the_consumer_to_its_disconnect() -> None:
+    # Found by trying: a bot that sent a move and dropped its socket before the answer made
+    # the answer's send raise, which ended the consumer before its disconnect, so the
+    # caller's open-stream slots stayed taken until they expired.
+    from django.contrib.auth.models import AnonymousUser
+    from uvicorn.protocols.utils import ClientDisconnected
+
+    consumer = push.PushConsumer()
+    consumer.begin({"user": AnonymousUser(), "auth": None, "refusal": None})
+
+    async def gone(message: dict[str, Any]) -> None:
+        raise ClientDisconnected()
+
+    consumer.base_send = gone  # type: ignore[method-assign,assignment]
+    asyncio.run(consumer.send_json({"type": "hello"}))  # nothing raised
+    asyncio.run(consumer.receive(text_data='{"type": "dance", "game": 1}'))  # its refusal

@@ -73,6 +73,7 @@ from django.urls import path
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 from rest_framework import exceptions
+from uvicorn.protocols.utils import ClientDisconnected
 
 from engine.contract import said
 from tournaments import sql
@@ -360,7 +361,14 @@ class PushConsumer(AsyncWebsocketConsumer):
         return None
 
     async def send_json(self, content: dict[str, Any]) -> None:
-        await self.send(text_data=frame_text(content))
+        try:
+            await self.send(text_data=frame_text(content))
+        except ClientDisconnected:
+            # The client has gone, and its disconnect comes next: it gives the slots back.
+            # Raised on, a send to a closed socket (a move's answer, a refusal) ended the
+            # consumer before its disconnect, and the caller's open-stream slots were held
+            # until they expired, locking a bot out after a few reconnects (found by trying).
+            return
 
     async def problem(self, error: Exception, **about: Any) -> dict[str, Any]:
         with translation.override(self.language):
