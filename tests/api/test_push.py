@@ -270,6 +270,7 @@ def test_retries_conflicts_spectators_and_bad_messages_answer_as_the_rest_api(
                 ('{"type": "follow"}', 400),
                 ('{"type": "follow", "game": 1, "after": -3}', 400),  # as ?after=-3 is
                 ('{"type": "follow", "game": 1, "after": 2147483648}', 400),
+                ('{"type": "follow", "game": 1, "afterr": 5}', 400),  # not left out
                 ("x" * 20_000, 400),
             ):
                 await spectator.ws.send_str(text)

@@ -190,3 +190,12 @@ def test_a_bad_series_is_refused_as_sent_and_in_the_readers_language(
     )
     reason = russian["detail"].split("(", 1)[1].split(")", 1)[0]
     assert status == 422 and "target" not in reason and "не меньше" in reason, russian
+    # A series the game cannot score names the game in the reader's language too.
+    status, wrong, _ = api.post(
+        "/api/v1/tournaments",
+        body | {"game": "old_maid", "series": {"kind": "first_to", "target": 2}},
+        token=world.tokens["org"],
+        headers={"Accept-Language": "ru"},
+    )
+    assert status == 422 and "Old Maid" not in wrong["detail"], wrong
+    assert "Старая дева" in wrong["detail"], wrong

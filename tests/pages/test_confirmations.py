@@ -256,3 +256,6 @@ def test_no_withdrawal_or_absence_is_asked_that_would_be_refused(world: PageWorl
         assert reason in page, re.findall(r'role="status">([^<]*)<', page)
     own = world.client(world.person).get(f"{base}/me/withdraw", follow=True).content.decode()
     assert 'id="confirm-form"' not in own and "is being played" in own
+    # Nor does the desk offer a round that does not exist (found by trying).
+    desk = org.get(f"{base}/manage").content.decode()
+    assert "round 2" not in desk and 'id="absent-form"' not in desk

@@ -235,7 +235,7 @@ def commit_standalone_deal(
         raise ServiceError(
             gettext("%(engine)s is played by %(min_seats)s to %(max_seats)s players, not %(value)s")
             % {
-                "engine": engine.name,
+                "engine": gettext(engine.name),
                 "min_seats": engine.min_seats,
                 "max_seats": engine.max_seats,
                 "value": len(players),

@@ -46,7 +46,7 @@ def series_refusal(game: str, kind: str) -> str:
     """Why ``game`` cannot be played as a series of ``kind``, in the organiser's words."""
     allowed = gettext(" or ").join(str(SERIES_KIND_WORDS.get(k, k)) for k in series_kinds(game))
     return gettext("%(game)s is played as %(allowed)s, not %(kind)s: choose that series") % {
-        "game": get_game(game).name,
+        "game": gettext(get_game(game).name),
         "allowed": allowed,
         "kind": SERIES_KIND_WORDS.get(kind, kind),
     }
@@ -168,7 +168,7 @@ def _checked_settings(
                 % {
                     "low": low,
                     "high": high,
-                    "engine": engine.name,
+                    "engine": gettext(engine.name),
                     "min_seats": engine.min_seats,
                     "max_seats": engine.max_seats,
                 },

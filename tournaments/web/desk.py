@@ -148,6 +148,8 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
         "start_form": StartRoundForm(),
         "swap_form": SwapForm(players=round_players) if round_players else None,
         "reseat_form": ReseatForm(players=round_players) if round_players else None,
+        # A round left to check in for, or to be absent from (the last one playing: none).
+        "rounds_left": next_number <= tournament.rounds,
         # Between rounds only: before round 1 begins a player is withdrawn (Corrections).
         "drops_open": next_number > 1 and not any(r.status == Round.Status.PLAYING for r in rounds),
         "clocks": clocks,
