@@ -151,6 +151,12 @@ def test_the_account_stream_needs_a_login_and_a_numeric_last_event_id(
             f"{STREAM}?timeout=0.1", token=world.tokens["alice"], headers={"Last-Event-ID": bad}
         )
         assert status == 400 and problem["field"] == "Last-Event-ID", bad
+    status, problem, _ = api.get(
+        f"{STREAM}?timeout=0.1",
+        token=world.tokens["alice"],
+        headers={"Last-Event-ID": "abc", "Accept-Language": "ru"},
+    )
+    assert '"abc"' in problem["detail"] and "position" not in problem["detail"], problem
     status, problem, _ = api.get(f"{STREAM}?timeout=0", token=world.tokens["alice"])
     assert status == 400 and problem["field"] == "timeout"
     assert AccountNotice.objects.count() == 0

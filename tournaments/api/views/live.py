@@ -111,6 +111,14 @@ def _with_view(request: Request) -> bool:
     return raw in ("true", "1")
 
 
+def _not_a_position(last: str) -> str:
+    """The refusal of a ``Last-Event-ID`` that is no position, in the reader's language and
+    quoting it as JSON (the store's own words were English, quoting it as Python)."""
+    return gettext('a position is written "tx.id" (two whole numbers), not %(sent)s') % {
+        "sent": said(last)
+    }
+
+
 def _notice_after(request: Request) -> streams.Position | None:
     """Where an account stream resumes: the position (``tx.id``) a ``Last-Event-ID`` names,
     ``None`` without one."""
@@ -119,8 +127,8 @@ def _notice_after(request: Request) -> streams.Position | None:
         return None
     try:
         after = streams.position_after(last)
-    except ValueError as error:
-        raise ValidationError({"Last-Event-ID": [str(error)]}) from None
+    except ValueError:
+        raise ValidationError({"Last-Event-ID": [_not_a_position(last)]}) from None
     if after is None or max(after.tx, after.id) > MAX_ID:
         raise ValidationError(
             {
@@ -230,8 +238,8 @@ class TournamentStreamView(APIView):
         last = _last_event_id(request)
         try:
             after = streams.position_after(last)
-        except ValueError as error:
-            raise ValidationError({"Last-Event-ID": [str(error)]}) from None
+        except ValueError:
+            raise ValidationError({"Last-Event-ID": [_not_a_position(last)]}) from None
         if after is not None and max(after.tx, after.id) > MAX_ID:  # no row has it (a 500 was)
             raise ValidationError(
                 {
