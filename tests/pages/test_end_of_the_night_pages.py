@@ -206,3 +206,11 @@ def test_the_desk_marks_a_player_absent_after_confirmation(world: World) -> None
     )
     done = org.post(url, {"player": world.player.pk}, follow=True).content.decode()
     assert "Ann is absent for round 1." in done
+    # The desk says so on her line, a bot's too (a bot showed as checked in: found by trying).
+    bot = services.add_player(world.club, "Absent Bot", bot_level="random")
+    services.register(t, bot)
+    services.mark_absent(t, bot)
+    desk = org.get(f"/tournaments/{t.pk}/manage").content.decode()
+    for name in ("Ann", "Absent Bot"):
+        line = desk.split(f'data-player="{name}"', 1)[1].split("</tr>", 1)[0]
+        assert "absent" in line and "checked in" not in line, line

@@ -34,6 +34,7 @@ from tournaments.forms import (
     TournamentForm,
 )
 from tournaments.models import (
+    Absence,
     CheckIn,
     Club,
     Game,
@@ -91,6 +92,13 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
             "player_id", flat=True
         )
     )
+    # Marked absent for the next round: not checked in, a bot included (a bot showed as
+    # checked in, as bots are, after its absence was confirmed: found by trying).
+    absent = set(
+        Absence.objects.filter(tournament=tournament, round_number=next_number).values_list(
+            "player_id", flat=True
+        )
+    )
     seated_round = last if last is not None and last.status == Round.Status.SEATED else None
     round_players: list[Player] = []
     if seated_round is not None:
@@ -139,6 +147,7 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
         "seated_round": seated_round,
         "registrations": registrations,
         "checked": checked,
+        "absent": absent,
         "register_form": RegisterForm(
             players=Player.objects.filter(club=tournament.club)
             .exclude(pk__in=registered_ids)
