@@ -91,3 +91,18 @@ def test_a_client_seed_and_a_mistyped_body_are_refused_in_russian(
             problem["detail"].removeprefix(f"{field}: "),
         )
         assert not re.search(r"[A-Za-z]{4,}", words), problem["detail"]
+
+
+def test_a_refused_sign_in_is_told_in_russian(world: ClubWorld, api: Api) -> None:
+    # Found by trying: the 401s' words were English whatever the reader asked.
+    _, game = tournament_game(world)
+    for headers in (
+        {"Authorization": "Bearer nope", **RUSSIAN},
+        {"Authorization": "Bearer a b", **RUSSIAN},
+    ):
+        status, problem, _ = api.get(f"/api/v1/games/{game.pk}", headers=headers)
+        assert status == 401 and re.search("[а-я]{4,}", problem["detail"]), problem
+    status, problem, _ = api.post(
+        f"/api/v1/games/{game.pk}/actions", {"action": {}}, headers=RUSSIAN
+    )
+    assert status == 401 and problem["detail"].startswith("войдите"), problem

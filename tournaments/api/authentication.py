@@ -19,6 +19,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import (
@@ -87,17 +88,17 @@ class BearerTokenAuthentication(BaseAuthentication):
             return None
         if len(parts) != 2:
             raise exceptions.AuthenticationFailed(
-                "write the header as 'Authorization: Bearer <key>' (one key, no spaces)"
+                gettext("write the header as 'Authorization: Bearer <key>' (one key, no spaces)")
             )
         try:
             key = parts[1].decode("ascii")
         except UnicodeDecodeError:
-            raise exceptions.AuthenticationFailed("a token key is plain ASCII") from None
+            raise exceptions.AuthenticationFailed(gettext("a token key is plain ASCII")) from None
         now = timezone.now()
         found = _token_owner(hash_key(key), now)
         if found is None:
             raise exceptions.AuthenticationFailed(
-                "this token is unknown or revoked: create a new one (POST /api/v1/tokens)"
+                gettext("this token is unknown or revoked: create a new one (POST /api/v1/tokens)")
             )
         user, token, stale = found
         if stale:

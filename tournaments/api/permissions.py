@@ -57,7 +57,9 @@ def signed_in(request: Request) -> User:
     """The caller's login; 401 (not authenticated) without one."""
     user = request.user
     if user is None or not user.is_authenticated:
-        raise NotAuthenticated("sign in: send 'Authorization: Bearer <key>' with your token")
+        raise NotAuthenticated(
+            gettext("sign in: send 'Authorization: Bearer <key>' with your token")
+        )
     assert isinstance(user, User)
     return user
 

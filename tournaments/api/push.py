@@ -71,7 +71,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.http.request import split_domain_port, validate_host
 from django.urls import path
 from django.utils import timezone, translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from rest_framework import exceptions
 from uvicorn.protocols.utils import ClientDisconnected
 
@@ -213,11 +213,11 @@ class Authentication:
         if header is not None:
             parts = header.split()
             if len(parts) != 2 or parts[0].lower() != b"bearer":
-                scope["refusal"] = "write the header as 'Authorization: Bearer <key>'"
+                scope["refusal"] = gettext_noop("write the header as 'Authorization: Bearer <key>'")
             else:
                 found = await waiting.run_sync(_token_owner, parts[1].decode("latin-1"))
                 if found is None:
-                    scope["refusal"] = (
+                    scope["refusal"] = gettext_noop(
                         "this token is unknown or revoked: create a new one (POST /api/v1/tokens)"
                     )
                 else:
@@ -316,7 +316,9 @@ class PushConsumer(AsyncWebsocketConsumer):
         await self.accept()
         refusal = self.who["refusal"]
         if refusal:
-            await self.problem(exceptions.AuthenticationFailed(str(refusal)))
+            with translation.override(self.language):  # marked where it was found
+                failed = exceptions.AuthenticationFailed(gettext(str(refusal)))
+            await self.problem(failed)
             await self.close(CLOSE_UNAUTHENTICATED)
             return
         try:
