@@ -36,7 +36,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from engine.contract import said
-from engine.words import Phrase, gettext_noop
+from engine.words import PhrasedError, gettext_noop
 
 #: The name and version of the algorithm above.
 ALGORITHM = "hmac-sha256-ctr-fisher-yates/1"
@@ -48,18 +48,10 @@ _SUITS = "SHDC"
 _RANKS = "23456789TJQKA"
 
 
-class FairnessError(ValueError):
-    """A shuffle that does not check out: a bad seed, commitment or deck.
-
-    Raised as :class:`~engine.contract.IllegalAction` is, with a message marked by
-    :func:`engine.words.gettext_noop` and its values, kept as ``phrase`` for the Django
-    side to say in the reader's language (a client seed refused on a Russian page was
-    told in English: found by trying).
+class FairnessError(PhrasedError):
+    """A shuffle that does not check out: a bad seed, commitment or deck (its words a
+    phrase: a client seed refused on a Russian page was told in English, found by trying).
     """
-
-    def __init__(self, reason: str | Phrase, **params: object) -> None:
-        self.phrase = reason if isinstance(reason, Phrase) else Phrase(reason, **params)
-        super().__init__(str(self.phrase))
 
 
 def new_seed() -> bytes:

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.words import Phrase, gettext_noop, said
+from engine.words import PhrasedError, gettext_noop, said
 
 #: The largest place points a series may give (their sums must stay finite numbers).
 MAX_POINTS = 1_000_000
@@ -35,13 +35,8 @@ MAX_DEAL_LIMIT = 1000
 SeriesKind = Literal["first_to", "losses", "place_points"]
 
 
-class SeriesError(ValueError):
-    """A series format an organiser may not set; its words kept as ``phrase`` (as
-    :class:`~engine.contract.IllegalAction` keeps them) for the reader's language."""
-
-    def __init__(self, reason: str | Phrase, **params: object) -> None:
-        self.phrase = reason if isinstance(reason, Phrase) else Phrase(reason, **params)
-        super().__init__(str(self.phrase))
+class SeriesError(PhrasedError):
+    """A series format an organiser may not set (its words a phrase)."""
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,16 @@ class Phrase:
         return f"Phrase({str(self)!r})"
 
 
+class PhrasedError(ValueError):
+    """An error whose words are a :class:`Phrase` (``phrase``), for the Django side to say
+    in the reader's language: raised with a message marked by :func:`gettext_noop` and the
+    values of its places, as :class:`~engine.contract.IllegalAction` is."""
+
+    def __init__(self, reason: str | Phrase, **params: object) -> None:
+        self.phrase = reason if isinstance(reason, Phrase) else Phrase(reason, **params)
+        super().__init__(str(self.phrase))
+
+
 class Either:
     """Alternatives said one after the other: ``0 or 1 or 2``."""
 

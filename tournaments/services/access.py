@@ -25,7 +25,7 @@ from django.db.models import Q, QuerySet
 from django.utils.translation import gettext
 
 from tournaments import sql
-from tournaments.models import Club, Game, Round, Table, TableSeat, Tournament
+from tournaments.models import Club, Game, Round, TableSeat, Tournament
 from tournaments.play.context import GameContext
 from tournaments.play.state import Viewer
 from tournaments.play.views import twin_hidden
@@ -138,16 +138,11 @@ def hidden_tables(user: Any, tournament: Tournament) -> set[int]:
     waited for there, and when (found by trying)."""
     if _superuser(user) or not tournament.duplicate_deals:
         return set()
-    twins = Table.objects.filter(round__tournament=tournament).exclude(
-        round__status=Round.Status.FINISHED
+    running = Game.objects.filter(table__round__tournament=tournament).exclude(
+        table__round__status=Round.Status.FINISHED
     )
-    if _signed_in(user):
-        mine = TableSeat.objects.filter(player__user=user.pk)
-        allowed = Q(pk__in=mine.values("table_id"))
-        if is_organiser(user, Club(pk=tournament.club_id)):
-            allowed |= ~Q(round_id__in=mine.values("table__round_id"))
-        twins = twins.exclude(allowed)
-    return set(twins.values_list("pk", flat=True))
+    seen = visible_games(user, running).values("table_id")
+    return {t for t in running.exclude(table_id__in=seen).values_list("table_id", flat=True) if t}
 
 
 def may_see_game(

@@ -10,7 +10,7 @@ from django.utils.translation import gettext
 
 from engine.bots import bot_levels
 from engine.contract import said
-from tournaments.models import Absence, CheckIn, Registration, Round, Tournament
+from tournaments.models import Absence, CheckIn, Player, Registration, Round, Tournament
 from tournaments.play import randomness
 from tournaments.seating import Constraints
 from tournaments.services.base import (
@@ -111,12 +111,7 @@ def check_in(tournament: Tournament, player: PlayerRef, round_number: int | None
                 % {"number": number, "first_open": first_open, "rounds": tournament.rounds},
                 "round",
             )
-        if registration.dropped_after is not None:
-            raise ServiceError(
-                gettext("%(who)s dropped out of %(tournament)s")
-                % {"who": who.name, "tournament": tournament.name},
-                "player",
-            )
+        _not_dropped(tournament, who, registration)
         if registration.from_round > number:
             raise ServiceError(
                 gettext("%(who)s entered from round %(from_round)s, not round %(number)s")
@@ -202,6 +197,16 @@ def withdraw(tournament: Tournament, player: PlayerRef) -> Registration | None:
         return None
 
 
+def _not_dropped(tournament: Tournament, who: Player, registration: Registration) -> None:
+    """Refuse what a player who dropped out may no longer do (check in, be absent)."""
+    if registration.dropped_after is not None:
+        raise ServiceError(
+            gettext("%(who)s dropped out of %(tournament)s")
+            % {"who": who.name, "tournament": tournament.name},
+            "player",
+        )
+
+
 def check_absence(tournament: Tournament, player: PlayerRef) -> int:
     """The round :func:`mark_absent` would mark ``player`` absent for, or a
     :class:`ServiceError` saying why it may not: what it asks, and the page's question."""
@@ -213,12 +218,7 @@ def check_absence(tournament: Tournament, player: PlayerRef) -> int:
             gettext("%(tournament)s has no rounds left to be absent from")
             % {"tournament": tournament.name}
         )
-    if registration.dropped_after is not None:
-        raise ServiceError(
-            gettext("%(who)s dropped out of %(tournament)s")
-            % {"who": who.name, "tournament": tournament.name},
-            "player",
-        )
+    _not_dropped(tournament, who, registration)
     return number
 
 
