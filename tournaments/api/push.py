@@ -115,11 +115,7 @@ CLOSE_TOO_MANY = 4429
 
 #: The keys of a follow's and an unfollow's messages (an act's body is checked as the
 #: REST API's: :class:`~tournaments.api.serializers.ActionSerializer`).
-_MESSAGE_KEYS = {
-    "follow": ("after", "game", "type"),
-    "unfollow": ("game", "type"),
-    "act": ("action", "expected_sequence", "game", "key", "seat", "type"),
-}
+_MESSAGE_KEYS = {"follow": ("after", "game", "type"), "unfollow": ("game", "type")}
 
 
 class Caller:
@@ -460,8 +456,8 @@ class PushConsumer(AsyncWebsocketConsumer):
             raise exceptions.NotFound(gettext("there is no game %(id)s") % {"id": game})
         # A key a message does not take is refused, as a request body's is ("afterr" was
         # left out, and the view sent at once): an act's body is its serializer's to check.
-        taken = _MESSAGE_KEYS[kind]
-        unknown = [key for key in message if key not in taken] if kind != "act" else []
+        taken = _MESSAGE_KEYS.get(kind, ())
+        unknown = [key for key in message if key not in taken] if taken else []
         if unknown:
             words = gettext("no such field: this takes %(taken)s") % {"taken": ", ".join(taken)}
             raise exceptions.ValidationError({str(key): [words] for key in unknown})
