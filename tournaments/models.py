@@ -692,6 +692,68 @@ class TableSeat(models.Model):
         return f"{self.table} seat {self.seat}: {self.player}"
 
 
+class PlayerRating(models.Model):
+    """A player's club rating in one game, kept as each of their tables finishes: a
+    projection of the finished tables' placings (:mod:`tournaments.services.ratings`),
+    so that a leaderboard or a player's page reads rows of its own, never the club's
+    history (``standings.club_ratings(from_events=True)`` folds the events again)."""
+
+    player = models.ForeignKey(
+        Player,
+        on_delete=models.CASCADE,
+        related_name="ratings",
+        verbose_name=gettext_lazy("player"),
+    )
+    #: The player's club, kept for the leaderboard's index.
+    club = models.ForeignKey(
+        Club, on_delete=models.CASCADE, related_name="+", verbose_name=gettext_lazy("club")
+    )
+    game = models.CharField(max_length=32, verbose_name=gettext_lazy("game"))
+    mu = models.FloatField(verbose_name="μ")
+    sigma = models.FloatField(verbose_name="σ")
+    #: ``μ − 3σ``, the leaderboard's order (:class:`tournaments.ratings.Rating`).
+    ordinal = models.FloatField(verbose_name=gettext_lazy("ordinal"))
+    tables = models.PositiveIntegerField(default=0, verbose_name=gettext_lazy("tables"))
+
+    class Meta:
+        verbose_name = gettext_lazy("rating")
+        verbose_name_plural = gettext_lazy("ratings")
+        constraints = [
+            models.UniqueConstraint(fields=["player", "game"], name="rating_player_game_unique")
+        ]
+        indexes = [models.Index(fields=["club", "game", "-ordinal", "player"], name="rating_board")]
+
+
+class RatingStep(models.Model):
+    """A player's displayed rating after one finished table (their page's history)."""
+
+    player = models.ForeignKey(
+        Player,
+        on_delete=models.CASCADE,
+        related_name="rating_steps",
+        verbose_name=gettext_lazy("player"),
+    )
+    game = models.CharField(max_length=32, verbose_name=gettext_lazy("game"))
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="+", verbose_name=gettext_lazy("table")
+    )
+    #: When the table's series ended: the order of the fold (``standings``).
+    finished_at = models.DateTimeField(verbose_name=gettext_lazy("finished at"))
+    display = models.IntegerField(verbose_name=gettext_lazy("rating"))
+
+    class Meta:
+        verbose_name = gettext_lazy("rating step")
+        verbose_name_plural = gettext_lazy("rating steps")
+        constraints = [
+            models.UniqueConstraint(fields=["player", "table"], name="rating_step_unique")
+        ]
+        indexes = [
+            models.Index(
+                fields=["player", "game", "finished_at", "table"], name="rating_step_history"
+            )
+        ]
+
+
 class ApiToken(models.Model):
     """A personal API token: only its SHA-256 hash is stored; the key is shown once."""
 

@@ -1,4 +1,4 @@
-"""Standings and club ratings: projections of the games' events, never stored.
+"""Standings and club ratings: projections of the games' events.
 
 A table's series result is what its games' events say: each game's deal event
 carries its context (tournament, round, table, game number and the players in
@@ -7,9 +7,10 @@ results (:func:`series_results`) come
 
 * the standings (:func:`compute_standings`), with the byes of the rounds that
   have begun (``Round.byes``) and the registrations (who entered, who dropped);
-* the club ratings per game (:func:`club_ratings`), replayed over every
-  finished table of the club's tournaments in the order the tables finished (the fold
-  kept in the cache for each set of finished tables: :func:`rating_fold`).
+* the club ratings per game, replayed over every finished table of the club's
+  tournaments in the order the tables finished (:func:`club_ratings` with
+  ``from_events``: a check of the ratings each finished table keeps,
+  :mod:`tournaments.services.ratings`).
 
 :func:`live_standings` computes the same standings from the tables of record
 (``Table.placings``, written by :func:`tournaments.services.game_over` as each
@@ -25,9 +26,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.core.cache import cache
-from django.db.models import Count, Max
-
 from engine import series as series_rules
 from engine.registry import get_game
 from engine.series import SeriesFormat
@@ -37,6 +35,7 @@ from tournaments.models import (
     Forfeit,
     Game,
     Player,
+    PlayerRating,
     Registration,
     Round,
     Table,
@@ -48,14 +47,12 @@ from tournaments.ratings import Rating, update
 from tournaments.scoring import RoundResult, Standing, TableResult, forfeited, standings
 
 __all__ = [
-    "RatingFold",
     "SeriesResult",
     "club_ratings",
     "compute_standings",
     "forfeits_in_force",
     "live_standings",
     "player_names",
-    "rating_fold",
     "rating_leaderboard",
     "series_results",
 ]
@@ -269,76 +266,42 @@ def live_standings(tournament: Tournament) -> list[Standing]:
     return standings(rounds, everyone, dropped, forfeits)
 
 
-@dataclass(frozen=True)
-class RatingFold:
-    """A club's ratings in one game after its finished tables, in the order they finished:
-    each rated player's rating, and their rating after each of their tables (table id,
-    displayed rating), oldest first."""
-
-    ratings: dict[str, Rating]
-    history: dict[str, list[tuple[int, int]]]
-
-
-#: How long a fold is kept: a new finished table makes a new one at once (its key), so
-#: this only bounds the memory of folds no longer asked for.
-RATINGS_CACHE_SECONDS = 24 * 3600
-
-
-def rating_fold(club: Club | int, game: str) -> RatingFold:
-    """The club's ratings in ``game`` (:class:`RatingFold`), folded once for each set of
-    finished tables and kept in the cache.
-
-    A request read and folded every game of the club's tournaments of ``game``, each
-    time: the public player page and ``GET /ratings`` grew slower with every club night
-    (found by trying).  Now a request reads the finished tables' count and last id (one
-    aggregate) and the fold kept for them; a table's series is final once it is finished,
-    and tables are never taken back, so a new finished table is the only change.
-    """
-    club_id = club.pk if isinstance(club, Club) else club
-    finished = Table.objects.filter(
-        round__tournament__club_id=club_id,
-        round__tournament__game=game,
-        status=Table.Status.FINISHED,
-    ).aggregate(count=Count("id"), last=Max("id"))
-    key = f"ratings:{club_id}:{game}:{finished['count']}:{finished['last']}"
-    found: RatingFold | None = cache.get(key)
-    if found is None:
-        found = _fold_ratings(Tournament.objects.filter(club_id=club_id, game=game))
-        cache.set(key, found, RATINGS_CACHE_SECONDS)
-    return found
-
-
-def _fold_ratings(tournaments: Iterable[Tournament], *, from_events: bool = False) -> RatingFold:
-    done = [s for s in series_results(tournaments, from_events=from_events) if s.over]
+def _fold_ratings(tournaments: Iterable[Tournament]) -> dict[str, Rating]:
+    """The ratings folded again from the games' events: the tables in the order they
+    finished (ties by table id), as :mod:`tournaments.services.ratings` keeps them."""
+    done = [s for s in series_results(tournaments) if s.over]
     done.sort(key=lambda s: (s.finished_at.timestamp() if s.finished_at else 0.0, s.table))
     ratings: dict[str, Rating] = {}
-    history: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for result in done:
         ratings = update(ratings, [list(g) for g in result.table_result().placings])
-        for player in result.players:
-            history[player].append((result.table, ratings[player].display))
-    return RatingFold(ratings, dict(history))
+    return ratings
 
 
 def club_ratings(club: Club, game: str, *, from_events: bool = False) -> dict[str, Rating]:
     """Every rated player's rating in ``game`` at ``club`` (player ids as strings).
 
-    Replayed from every finished table of the club's tournaments of ``game``, in the
-    order the tables finished (ties by table id): kept per set of finished tables
-    (:func:`rating_fold`); ``from_events`` folds the games' events again, as a check.
+    As kept by each finished table (:class:`~tournaments.models.PlayerRating`);
+    ``from_events`` replays every finished table of the club's tournaments of ``game``
+    from the games' events instead, as a check.
     """
     if from_events:
-        tournaments = Tournament.objects.filter(club=club, game=game)
-        return _fold_ratings(tournaments, from_events=True).ratings
-    return rating_fold(club, game).ratings
+        return _fold_ratings(Tournament.objects.filter(club=club, game=game))
+    return {
+        str(player): Rating(mu, sigma)
+        for player, mu, sigma in PlayerRating.objects.filter(club=club, game=game).values_list(
+            "player_id", "mu", "sigma"
+        )
+    }
 
 
 def rating_leaderboard(club: Club, game: str) -> list[tuple[Player, Rating]]:
     """The club's rated players in ``game``, best ordinal first (ties by player id)."""
-    ratings = club_ratings(club, game)
-    players = Player.objects.in_bulk([int(p) for p in ratings])
-    ordered = sorted(ratings.items(), key=lambda item: (-item[1].ordinal, int(item[0])))
-    return [(players[int(p)], rating) for p, rating in ordered]
+    rows = (
+        PlayerRating.objects.filter(club=club, game=game)
+        .select_related("player")
+        .order_by("-ordinal", "player_id")
+    )
+    return [(row.player, Rating(row.mu, row.sigma)) for row in rows]
 
 
 def player_names(ids: Iterable[str | int]) -> dict[str, str]:

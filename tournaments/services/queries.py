@@ -36,6 +36,7 @@ from tournaments.models import (
     Forfeit,
     Game,
     Player,
+    RatingStep,
     Registration,
     Round,
     Table,
@@ -45,7 +46,7 @@ from tournaments.models import (
 from tournaments.play.context import GameContext
 from tournaments.scoring import BYE_POINTS, TableResult, forfeited, table_points
 from tournaments.services.access import hidden_tables
-from tournaments.standings import forfeits_in_force, live_standings, rating_fold
+from tournaments.standings import forfeits_in_force, live_standings
 
 # -- games and tables ----------------------------------------------------------------------
 
@@ -378,27 +379,24 @@ def _decimal(value: Fraction) -> str:
 
 def rating_history(player: Player) -> list[dict[str, Any]]:
     """Per game: the player's rating after each finished table they played, oldest first
-    (:func:`tournaments.standings.rating_fold`, the club's ratings folded once)."""
-    found = []
-    kinds = (
-        Tournament.objects.filter(club=player.club, registrations__player=player)
-        .values_list("game", flat=True)
-        .distinct()
-    )
-    for kind in sorted(set(kinds)):
-        steps = rating_fold(player.club_id, kind).history.get(str(player.pk), [])
-        points = [{"table": table, "rating": rating} for table, rating in steps]
-        if points:
-            found.append(
-                {
-                    "game": kind,
-                    "game_name": game_name(kind),
-                    "points": points,
-                    "current": points[-1]["rating"],
-                    "values": [1000, *[p["rating"] for p in points]],
-                }
-            )
-    return found
+    (:class:`~tournaments.models.RatingStep`, kept as each table finished)."""
+    steps: dict[str, list[dict[str, int]]] = {}
+    for kind, table, rating in (
+        RatingStep.objects.filter(player=player)
+        .order_by("game", "finished_at", "table_id")
+        .values_list("game", "table_id", "display")
+    ):
+        steps.setdefault(kind, []).append({"table": table, "rating": rating})
+    return [
+        {
+            "game": kind,
+            "game_name": game_name(kind),
+            "points": points,
+            "current": points[-1]["rating"],
+            "values": [1000, *[p["rating"] for p in points]],
+        }
+        for kind, points in sorted(steps.items())
+    ]
 
 
 def player_table_results(player: Player) -> list[dict[str, Any]]:

@@ -29,6 +29,7 @@ from tournaments import play, sql
 from tournaments.models import Game, Round, Table, Tournament
 from tournaments.recent import Recent
 from tournaments.seating import duplicate_seed
+from tournaments.services import ratings
 from tournaments.services.base import ServiceError
 from tournaments.services.seeds import (
     _commit_table_seed,
@@ -200,6 +201,17 @@ def game_over(game: Game) -> None:
         table.placings = series_rules.ranked(table.series_scores)
         table.status = Table.Status.FINISHED
         sql.update_row(table, ["placings", "status", *counted])
+        # The players' club ratings, in the same transaction: kept, not folded per request.
+        players = [seat.player for seat in play.GameContext.of(game).seats]
+        if game.finished_at is not None and None not in players:
+            ratings.rate_table(
+                table.pk,
+                tournament.club_id,
+                tournament.game,
+                [int(p) for p in players if p is not None],
+                table.placings,
+                game.finished_at,
+            )
         # The round's last tables finish one after another: each sees those before it
         # finished (its next statement reads what they committed), so one finishes the
         # round.  Taken after the table's lock, and only by a table whose series is over.
