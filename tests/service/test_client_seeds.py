@@ -162,6 +162,15 @@ def test_each_deal_of_a_series_was_committed_before_it_was_dealt() -> None:
         play(game, random.Random(number))
     second = Game.objects.get(table=table, number_in_series=2)
     assert second.commitment == committed[1] != committed[0]
+    # Once the series is over no deal comes: no commitment promises one (a finished
+    # table showed the commitment of a deal that was never dealt).
+    play(second, random.Random(2))
+    while (game := Game.objects.filter(table=table, status="running").first()) is not None:
+        play(game, random.Random(game.pk))
+    table.refresh_from_db()
+    assert table.status == Table.Status.FINISHED and table.next_commitment == ""
+    answer = Client().get(f"/api/v1/tables/{table.pk}")
+    assert answer.status_code == 200 and answer.json()["next_commitment"] is None
 
 
 def test_records_with_client_seeds_verify_and_import_through_the_api(

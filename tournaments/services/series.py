@@ -200,7 +200,10 @@ def game_over(game: Game) -> None:
             return
         table.placings = series_rules.ranked(table.series_scores)
         table.status = Table.Status.FINISHED
-        sql.update_row(table, ["placings", "status", *counted])
+        # No deal comes: the commitment shown for one would promise it (its seed stays
+        # in the table's stream, never used).
+        table.next_commitment = ""
+        sql.update_row(table, ["placings", "status", "next_commitment", *counted])
         # The players' club ratings, in the same transaction: kept, not folded per request.
         players = [seat.player for seat in play.GameContext.of(game).seats]
         if game.finished_at is not None and None not in players:
