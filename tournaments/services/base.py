@@ -40,20 +40,17 @@ def _positive(
 ) -> None:
     if value is None and allow_none:
         return
-    if most is not None and (
-        not isinstance(value, int) or isinstance(value, bool) or not least <= value <= most
-    ):
-        raise ServiceError(
-            gettext("%(name)s is a whole number from %(least)s to %(most)s, not %(value)s")
-            % {"name": name, "least": least, "most": most, "value": said(value)},
-            name,
-        )
-    if not isinstance(value, int) or isinstance(value, bool) or value < least:
-        raise ServiceError(
-            gettext("%(name)s is a whole number of at least %(least)s, not %(value)s")
-            % {"name": name, "least": least, "value": said(value)},
-            name,
-        )
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    if whole and least <= value and (most is None or value <= most):  # type: ignore[operator]
+        return
+    bounds = {"name": name, "least": least, "most": most, "value": said(value)}
+    raise ServiceError(
+        gettext("%(name)s is a whole number of at least %(least)s, not %(value)s") % bounds
+        if most is None
+        else gettext("%(name)s is a whole number from %(least)s to %(most)s, not %(value)s")
+        % bounds,
+        name,
+    )
 
 
 def _lock(tournament: Tournament) -> Tournament:
