@@ -343,7 +343,12 @@ class Game(ABC, Generic[S]):
 
     @abstractmethod
     def timeout_action(self, state: S, seat: int, rng: random.Random) -> Action:
-        """The action ``seat`` gets when its time runs out (a seat in :meth:`waiting_for`)."""
+        """The action ``seat`` gets when its time runs out (a seat in :meth:`waiting_for`).
+
+        Everyone sees it, as a bot's move: it may depend only on what ``seat`` may see
+        and ``rng`` (tests/engine/test_bots_hidden.py), apart from what the server fills
+        in of a request (an Old Maid draw's card).
+        """
 
     @abstractmethod
     def cards(self, state: S) -> list[Card]:
