@@ -186,7 +186,10 @@ class TableSummarySerializer(serializers.ModelSerializer[Table]):
         source="seats", many=True, read_only=True, help_text="Who sits where, in seat order."
     )
     next_commitment = serializers.SerializerMethodField(
-        help_text="The commitment of the table's next deal, once known (null before, and once the table has finished: no deal comes)."
+        help_text=(
+            "The commitment of the table's next deal, once known (null before, and once"
+            " the table has finished: no deal comes)."
+        )
     )
     placings = serializers.ListField(
         child=serializers.ListField(child=WholeNumberField()),
