@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal
 
+from engine.words import Phrase, gettext_noop
+
 Mode = Literal["random", "swiss", "mixing"]
 MODES: tuple[Mode, ...] = ("random", "swiss", "mixing")
 
@@ -60,20 +62,31 @@ DEFAULT_TIME_LIMIT = 1.0
 class SeatingError(ValueError):
     """The round cannot be seated as asked (too few players, impossible constraints).
 
-    ``player``: the player id the message begins with, when it names one, so the
-    app can say the player's name instead (:func:`named`).
+    ``phrases``: why, one :class:`~engine.words.Phrase` per problem (its message marked
+    for the catalog, docs/i18n.md), so that the app says them in the reader's language;
+    ``str`` is the English.  The places in :data:`PLAYER_PLACES` hold player ids, which
+    the app replaces with the players' names (:meth:`named`).
     """
 
-    def __init__(self, message: str, player: str | None = None) -> None:
-        super().__init__(message)
-        self.player = player
+    #: The places of a phrase that hold a player id.
+    PLAYER_PLACES = frozenset({"player", "first", "second"})
 
-    def named(self, names: Mapping[str, str]) -> str:
-        """The message with its player id replaced by the player's name."""
-        text = str(self)
-        if self.player is not None and self.player in names and text.startswith(self.player):
-            return names[self.player] + text[len(self.player) :]
-        return text
+    def __init__(self, *phrases: Phrase) -> None:
+        super().__init__("; ".join(str(p) for p in phrases))
+        self.phrases = phrases
+
+    def named(self, names: Mapping[str, str]) -> tuple[Phrase, ...]:
+        """The phrases with each player id replaced by the player's name."""
+        return tuple(
+            Phrase(
+                phrase.message,
+                **{
+                    place: names.get(str(value), value) if place in self.PLAYER_PLACES else value
+                    for place, value in phrase.params.items()
+                },
+            )
+            for phrase in self.phrases
+        )
 
 
 # -- table sizes ----------------------------------------------------------------
@@ -97,7 +110,15 @@ def table_sizes(
     if preferred is not None and not game_min <= preferred <= game_max:
         raise ValueError(f"preferred table size {preferred} is outside {game_min}–{game_max}")
     if players < game_min:
-        raise SeatingError(f"{players} players cannot fill a table of at least {game_min}")
+        raise SeatingError(
+            Phrase(
+                gettext_noop(
+                    "too few players to seat: %(players)s, a table needs at least %(least)s"
+                ),
+                players=players,
+                least=game_min,
+            )
+        )
     for byes in range(players - game_min + 1):
         m = players - byes
         fewest, most = -(-m // game_max), m // game_min
@@ -248,18 +269,40 @@ class Constraints:
             if a == b:
                 raise ValueError(f"{a} cannot be kept apart from themselves")
 
-    def violations(self, seating: Seating) -> list[str]:
+    def violations(self, seating: Seating) -> list[Phrase]:
         """What in ``seating`` breaks these constraints, in words; empty when nothing does."""
-        problems: list[str] = []
+        problems: list[Phrase] = []
         where = {p: i for i, table in enumerate(seating.tables) for p in table}
         for player, table in sorted(self.fixed.items()):
             if player in where and where[player] != table:
-                problems.append(f"{player} is fixed to table {table + 1}, not {where[player] + 1}")
+                problems.append(
+                    Phrase(
+                        gettext_noop("%(player)s is fixed to table %(table)s, not %(actual)s"),
+                        player=player,
+                        table=table + 1,
+                        actual=where[player] + 1,
+                    )
+                )
             elif player in seating.byes:
-                problems.append(f"{player} is fixed to table {table + 1} but has a bye")
+                problems.append(
+                    Phrase(
+                        gettext_noop("%(player)s is fixed to table %(table)s but has a bye"),
+                        player=player,
+                        table=table + 1,
+                    )
+                )
         for a, b in self.apart:
             if a in where and b in where and where[a] == where[b]:
-                problems.append(f"{a} and {b} are kept apart but share table {where[a] + 1}")
+                problems.append(
+                    Phrase(
+                        gettext_noop(
+                            "%(first)s and %(second)s are kept apart but share table %(table)s"
+                        ),
+                        first=a,
+                        second=b,
+                        table=where[a] + 1,
+                    )
+                )
         return problems
 
     def swap(self, seating: Seating, a: str, b: str) -> Seating:
@@ -270,12 +313,16 @@ class Constraints:
         held before it.
         """
         if a == b:
-            raise SeatingError("a swap needs two different players")
+            raise SeatingError(Phrase(gettext_noop("a swap needs two different players")))
         for player in (a, b):
             if player not in seating.byes and seating.table_of(player) is None:
-                raise SeatingError(f"{player} is not in this round", player)
+                raise SeatingError(
+                    Phrase(gettext_noop("%(player)s is not in this round"), player=player)
+                )
         if a in seating.byes and b in seating.byes:
-            raise SeatingError(f"{a} and {b} both have byes")
+            raise SeatingError(
+                Phrase(gettext_noop("%(first)s and %(second)s both have byes"), first=a, second=b)
+            )
 
         def exchange(player: str) -> str:
             return b if player == a else a if player == b else player
@@ -285,9 +332,10 @@ class Constraints:
             dealers=seating.dealers,
             byes=tuple(exchange(p) for p in seating.byes),
         )
-        new = set(self.violations(swapped)) - set(self.violations(seating))
+        before = {str(p) for p in self.violations(seating)}
+        new = sorted((p for p in self.violations(swapped) if str(p) not in before), key=str)
         if new:
-            raise SeatingError("; ".join(sorted(new)))
+            raise SeatingError(*new)
         return swapped
 
 
@@ -438,7 +486,7 @@ def seat_round(
     )
     problems = constraints.violations(seating)
     if problems:
-        raise SeatingError("; ".join(problems))
+        raise SeatingError(*problems)
     return seating
 
 
@@ -487,12 +535,23 @@ def _search(
             continue
         if fixed >= t:
             raise SeatingError(
-                f"{player} is fixed to table {fixed + 1}; this round has {t}"
-                f" table{'s' if t != 1 else ''}",
-                player,
+                Phrase(
+                    gettext_noop(
+                        "%(player)s is fixed to table %(table)s;"
+                        " this round's last table is %(last)s"
+                    ),
+                    player=player,
+                    table=fixed + 1,
+                    last=t,
+                )
             )
         if len(members[fixed]) >= sizes[fixed]:
-            raise SeatingError(f"more players are fixed to table {fixed + 1} than it seats")
+            raise SeatingError(
+                Phrase(
+                    gettext_noop("more players are fixed to table %(table)s than it seats"),
+                    table=fixed + 1,
+                )
+            )
         members[fixed].append(i)
     order = list(movable)
     if mode != "swiss":

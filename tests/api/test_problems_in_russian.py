@@ -106,3 +106,33 @@ def test_a_refused_sign_in_is_told_in_russian(world: ClubWorld, api: Api) -> Non
         f"/api/v1/games/{game.pk}/actions", {"action": {}}, headers=RUSSIAN
     )
     assert status == 401 and problem["detail"].startswith("войдите"), problem
+
+
+def test_a_seating_refusal_is_told_in_russian(world: ClubWorld, api: Api) -> None:
+    # Found by a Russian-speaking organiser: «тур 1 нельзя рассадить: Alice is fixed to
+    # table 9; this round has 2 tables».
+    status, created, _ = api.post(
+        "/api/v1/tournaments",
+        {"club": world.club.pk, "name": "Весна", "game": "old_maid", "rounds": 1,
+         "table_min": 2, "table_max": 2},
+        token=world.tokens["org"],
+    )  # fmt: skip
+    assert status == 201, created
+    base = f"/api/v1/tournaments/{created['id']}"
+    for name in ("alice", "bob", "carol", "dave"):
+        api.post(
+            f"{base}/registrations", {"player": world.players[name].pk}, token=world.tokens["org"]
+        )
+    alice = world.players["alice"]
+    status, problem, _ = api.post(
+        f"{base}/rounds",
+        {"auto_check_in": True, "fixed": [{"player": alice.pk, "table": 9}]},
+        token=world.tokens["org"],
+        headers=RUSSIAN,
+    )
+    assert status == 422, problem
+    assert problem["detail"] == (
+        f"тур 1 нельзя рассадить: за игроком {alice.name} закреплён стол 9,"
+        " а последний стол этого тура — 2"
+    )
+    assert not re.search(r"[A-Za-z]{2,}", problem["detail"].replace(alice.name, ""))

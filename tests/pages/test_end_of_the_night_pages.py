@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
+from django.utils import translation
 
 from tests.factories import PageWorld as World
 from tests.factories import bot_tournament
@@ -192,7 +194,9 @@ def test_a_seating_refusal_names_the_player(world: World) -> None:
     for bot in world.bots[:6]:
         services.register(t, bot)
     round_ = services.start_round(t, auto_check_in=True)
-    with pytest.raises(services.ServiceError, match="Bot 0 is fixed to table 9; this round has 2"):
+    with pytest.raises(
+        services.ServiceError, match="Bot 0 is fixed to table 9; this round.s last table is 2"
+    ):
         services.reseat(round_, fixed={world.bots[0]: 9})
 
 
@@ -214,3 +218,22 @@ def test_the_desk_marks_a_player_absent_after_confirmation(world: World) -> None
     for name in ("Ann", "Absent Bot"):
         line = desk.split(f'data-player="{name}"', 1)[1].split("</tr>", 1)[0]
         assert "absent" in line and "checked in" not in line, line
+
+
+def test_a_seating_refusal_is_told_in_russian(world: World) -> None:
+    # Found by a Russian-speaking organiser: the seating's own refusals were English
+    # inside the Russian sentence («тур 1 нельзя рассадить: Bot 0 is fixed to table 9…»).
+    t = services.create_tournament(world.club, "Named", "bhabhi", 1, table_max=3)
+    for bot in world.bots[:6]:
+        services.register(t, bot)
+    round_ = services.start_round(t, auto_check_in=True)
+    crowded = {bot: 1 for bot in world.bots[:4]}
+    for fixed, russian in (
+        ({world.bots[0]: 9}, "за игроком Bot 0 закреплён стол 9, а последний стол этого тура — 2"),
+        (crowded, "за столом 1 закреплено больше игроков, чем за ним помещается"),
+    ):
+        with translation.override("ru"), pytest.raises(services.ServiceError) as refused:
+            services.reseat(round_, fixed=fixed)
+        assert str(refused.value.message) == f"тур 1 нельзя рассадить: {russian}"
+        # No English word but the players' names.
+        assert not re.findall(r"[A-Za-z]{2,}", refused.value.message.replace("Bot", ""))

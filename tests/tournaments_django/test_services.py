@@ -242,7 +242,7 @@ def test_reseating_honours_fixed_tables_and_pairs_kept_apart() -> None:
         tables = tables_of(round_)
         assert c.pk in tables[1]
         assert not any(a.pk in x and b.pk in x for x in tables)
-    with pytest.raises(ServiceError, match="is fixed to table 3; this round has 2"):
+    with pytest.raises(ServiceError, match="is fixed to table 3; this round.s last table is 2"):
         services.reseat(round_, fixed={a: 3})
 
 

@@ -59,6 +59,7 @@ from tournaments.services.seeds import (
 )
 from tournaments.services.series import _deal_table_game
 from tournaments.standings import live_standings
+from tournaments.words import say
 
 
 def _in_round(round_: Round, player: Player) -> bool:
@@ -186,7 +187,7 @@ def _seat(
         names = {str(p.pk): p.name for p in players}
         raise ServiceError(
             gettext("round %(number)s cannot be seated: %(value)s")
-            % {"number": round_.number, "value": error.named(names)}
+            % {"number": round_.number, "value": "; ".join(map(say, error.named(names)))}
         ) from error
     _store_seating(round_, seating)
 
@@ -346,8 +347,11 @@ def swap_players(round_: Round, a: PlayerRef, b: PlayerRef) -> Round:
         try:
             swapped = Constraints().swap(seating, str(first.pk), str(second.pk))
         except SeatingError as error:  # pragma: no cover - every refusal is checked above
+            names = {str(first.pk): first.name, str(second.pk): second.name}
             raise ServiceError(
-                gettext("cannot swap: %(error)s") % {"error": error}, "player"
+                gettext("cannot swap: %(error)s")
+                % {"error": "; ".join(map(say, error.named(names)))},
+                "player",
             ) from error
         _store_seating(round_, swapped)
         return round_
