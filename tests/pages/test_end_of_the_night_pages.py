@@ -237,3 +237,15 @@ def test_a_seating_refusal_is_told_in_russian(world: World) -> None:
         assert str(refused.value.message) == f"тур 1 нельзя рассадить: {russian}"
         # No English word but the players' names.
         assert not re.findall(r"[A-Za-z]{2,}", refused.value.message.replace("Bot", ""))
+
+
+def test_a_round_that_has_begun_is_named_by_its_status_in_russian(world: World) -> None:
+    # Found by a Russian-speaking organiser: «тур 1 уже начат (playing): …».
+    t = services.create_tournament(world.club, "Begun", "bhabhi", 1)
+    for bot in world.bots[:3]:
+        services.register(t, bot)
+    round_ = services.begin_round(services.start_round(t, auto_check_in=True))
+    with translation.override("ru"), pytest.raises(services.ServiceError) as refused:
+        services.swap_players(round_, world.bots[0], world.bots[1])
+    assert refused.value.message.startswith("тур 1 уже начат (идёт)"), refused.value.message
+    assert not re.search(r"[A-Za-z]", refused.value.message), refused.value.message

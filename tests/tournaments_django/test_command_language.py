@@ -12,6 +12,7 @@ from django.test import override_settings
 from django.utils import translation
 
 from tests import factories
+from tournaments import services
 
 pytestmark = pytest.mark.django_db
 
@@ -54,3 +55,14 @@ def test_a_refusal_is_in_the_commands_language() -> None:
         run("show_seating", "9999", "--language", "ru")
     with pytest.raises(CommandError, match="there is no tournament 9999"):
         run("show_seating", "9999")
+
+
+def test_show_seating_names_the_game_and_the_statuses_in_russian() -> None:
+    # Found by trying: «(bhabhi, 1 из 2 туров рассажено, running)» and «Стол 1 (…; playing)».
+    club = factories.club()
+    t = factories.tournament(club, factories.bots(club, 3), game="bhabhi", rounds=2)
+    services.begin_round(services.start_round(t))
+    out = run("show_seating", str(t.pk), "--round", "1", "--language", "ru")
+    assert "Бхабхи (Getaway)" in out and "идёт" in out, out
+    for code in ("bhabhi", "running", "playing", "seated", "waiting"):
+        assert code not in out, (code, out)

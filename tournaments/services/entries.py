@@ -23,6 +23,7 @@ from tournaments.services.base import (
     _rounds,
     next_round_number,
 )
+from tournaments.services.queries import game_name
 from tournaments.services.rounds import _in_round, _reseat
 
 
@@ -51,7 +52,7 @@ def register(
                 % {
                     "who": who.name,
                     "bot_level": said(who.bot_level),
-                    "game": tournament.game,
+                    "game": game_name(tournament.game),
                     "value": ", ".join(bot_levels(tournament.game)),
                 },
                 "player",

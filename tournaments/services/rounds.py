@@ -302,7 +302,7 @@ def _seated_round(round_: Round) -> tuple[Tournament, Round]:
     if fresh.status != Round.Status.SEATED:
         raise ServiceError(
             gettext("round %(fresh_number)s has begun (%(status)s): its seating cannot change")
-            % {"fresh_number": fresh.number, "status": fresh.status},
+            % {"fresh_number": fresh.number, "status": fresh.get_status_display()},
             "round",
         )
     return tournament, fresh

@@ -27,6 +27,7 @@ from tournaments.management.commands.play_bots import play_tournament
 from tournaments.management.language import LanguageCommand
 from tournaments.models import Club, Player, Tournament
 from tournaments.services import begin_round, create_tournament, register, start_round
+from tournaments.services.queries import game_name
 
 CLUB_NAME = "Parlour Demo Club"
 CLUB_SLUG = "parlour-demo"
@@ -146,7 +147,7 @@ class Command(LanguageCommand):
                 % {
                     "tournament": tournament.pk,
                     "tournament2": tournament.name,
-                    "game": tournament.game,
-                    "status": tournament.status,
+                    "game": game_name(tournament.game),
+                    "status": tournament.get_status_display(),
                 }
             )

@@ -104,7 +104,7 @@ class Command(LanguageCommand):
             % {
                 "moves": bot_moves(moves),
                 "tournament": tournament.name,
-                "status": tournament.status,
+                "status": tournament.get_status_display(),
                 "running": running,
             }
         )

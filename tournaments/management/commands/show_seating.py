@@ -15,6 +15,7 @@ from django.utils.translation import gettext, ngettext
 from tournaments.management.language import LanguageCommand
 from tournaments.models import Game, Round, Table, TableSeat, Tournament
 from tournaments.services import ServiceError, find_tournament
+from tournaments.services.queries import game_name
 from tournaments.standings import compute_standings, player_names
 
 
@@ -37,7 +38,7 @@ def seating_lines(round_: Round) -> list[str]:
             f"{seat}{'*' if seat == table.first_dealer else ''} {name}"
             for seat, name in sorted(names.items())
         )
-        state = table.status
+        state = str(table.get_status_display())
         games = Game.objects.filter(table=table).count()
         if table.status == Table.Status.PLAYING:
             state += ", " + gettext("game %(number)s") % {"number": games}
@@ -102,10 +103,10 @@ class Command(LanguageCommand):
             % {
                 "tournament": tournament.name,
                 "tournament2": tournament.pk,
-                "game": tournament.game,
+                "game": game_name(tournament.game),
                 "count": rounds.count(),
                 "rounds": tournament.rounds,
-                "status": tournament.status,
+                "status": tournament.get_status_display(),
             }
         )
         if opts["round"] is not None:
