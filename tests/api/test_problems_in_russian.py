@@ -136,3 +136,27 @@ def test_a_seating_refusal_is_told_in_russian(world: ClubWorld, api: Api) -> Non
         " а последний стол этого тура — 2"
     )
     assert not re.search(r"[A-Za-z]{2,}", problem["detail"].replace(alice.name, ""))
+
+
+def test_a_body_that_is_not_json_is_told_in_russian(world: ClubWorld, api: Api) -> None:
+    # Found by trying: the decoder's own words stayed English in a Russian answer
+    # («тело запроса — некорректный JSON: Expecting value: line 1 column 4 (char 3)»).
+    token = world.tokens["alice"]
+    for raw, russian in (
+        ("[1,", "ожидается значение (строка 1, позиция 4)"),
+        ("{", "ожидается ключ в двойных кавычках (строка 1, позиция 2)"),
+        ('{"a" 1}', "ожидается двоеточие (строка 1, позиция 6)"),
+        ('{"a": 1}x', "лишний текст после значения (строка 1, позиция 9)"),
+        ('"\\x"', "неизвестный символ после обратной косой черты (строка 1, позиция 2)"),
+        (b"\xff", "байт 1 — не текст в кодировке UTF-8"),
+    ):
+        status, problem, _ = api.call(
+            "PUT", "/api/v1/me/client-seed", raw=raw, token=token, headers=RUSSIAN
+        )
+        assert status == 400 and problem["type"] == "/api/v1/problems/bad-request", problem
+        assert problem["detail"] == f"тело запроса — некорректный JSON: {russian}"
+        assert not re.search(
+            r"[A-Za-z]{2,}", problem["detail"].replace("JSON", "").replace("UTF", "")
+        ), problem["detail"]
+    _, english, _ = api.call("PUT", "/api/v1/me/client-seed", raw="[1,", token=token)
+    assert english["detail"] == "the body is not valid JSON: a value is expected (line 1, column 4)"

@@ -12,7 +12,7 @@ from typing import IO, Any
 
 from django.conf import settings
 from django.urls import Resolver404, resolve
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
@@ -38,6 +38,45 @@ def _finite_float(text: str) -> float:
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
 
 
+#: What Python's JSON decoder says (its message begins so), in words marked for the
+#: catalog: its own are English whatever the reader asked.  The first that fits is said.
+_DECODER_WORDS: tuple[tuple[str, str], ...] = (
+    ("Expecting value", gettext_noop("a value is expected")),
+    (
+        "Expecting property name",
+        gettext_noop("a key in double quotes is expected"),
+    ),
+    ("Expecting ':'", gettext_noop("a colon is expected")),
+    ("Expecting ','", gettext_noop("a comma is expected")),
+    ("Unterminated string", gettext_noop("a string is not closed")),
+    ("Invalid control character", gettext_noop("a control character inside a string")),
+    ("Invalid \\uXXXX", gettext_noop("a \\u escape needs four hexadecimal digits")),
+    ("Invalid \\escape", gettext_noop("an unknown escape after a backslash")),
+    ("Extra data", gettext_noop("more text after the value")),
+    ("Illegal trailing comma", gettext_noop("a comma before the end of an array or object")),
+)
+
+
+def _decoder_error(error: json.JSONDecodeError) -> ValueError:
+    """The decoder's refusal in the reader's language, with where it stopped."""
+    words = next(
+        (gettext(w) for start, w in _DECODER_WORDS if error.msg.startswith(start)),
+        gettext("this is not JSON"),
+    )
+    return ValueError(
+        gettext("%(problem)s (line %(line)s, column %(column)s)")
+        % {"problem": words, "line": error.lineno, "column": error.colno}
+    )
+
+
+def not_text(error: UnicodeDecodeError) -> ValueError:
+    """A body's bytes that are not text in its encoding, in the reader's language."""
+    return ValueError(
+        gettext("byte %(position)s is not %(encoding)s text")
+        % {"position": error.start + 1, "encoding": error.encoding.upper()}
+    )
+
+
 def load_json(text: str) -> Any:
     """Parse untrusted JSON text; :class:`ValueError` with the reason if it is not acceptable.
 
@@ -51,6 +90,8 @@ def load_json(text: str) -> Any:
         value = _DECODER.decode(text)
     except RecursionError:
         raise _too_deep() from None
+    except json.JSONDecodeError as error:
+        raise _decoder_error(error) from None
     if _deeper_than(value, MAX_JSON_DEPTH):
         raise _too_deep()
     return value
@@ -113,8 +154,13 @@ class LimitedJSONParser(JSONParser):
         encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET
         try:
             text = raw.decode(encoding)
+        except UnicodeDecodeError as error:
+            raise ParseError(
+                gettext("the body is not valid JSON: %(error)s") % {"error": not_text(error)}
+            ) from None
+        try:
             return load_json(text)
-        except (UnicodeDecodeError, ValueError) as error:
+        except ValueError as error:
             raise ParseError(
                 gettext("the body is not valid JSON: %(error)s") % {"error": error}
             ) from None
