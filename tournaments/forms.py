@@ -75,7 +75,7 @@ class TournamentForm(forms.Form):
     """A new tournament: its club, game, rounds and how tables play."""
 
     club = forms.ModelChoiceField(queryset=Club.objects.none(), empty_label=None, label=_("Club"))
-    name = forms.CharField(max_length=120, label=_("Name"))
+    name = forms.CharField(max_length=120, label=pgettext_lazy("tournament", "Name"))
     game = forms.ChoiceField(choices=(), label=_("Game"))
     rounds = forms.IntegerField(min_value=1, max_value=MOST_ROUNDS, initial=3, label=_("Rounds"))
     series_kind = forms.ChoiceField(

@@ -19,7 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
 from tournaments import services
 from tournaments.forms import ReseatForm, TournamentForm
@@ -322,7 +322,12 @@ ACTIONS: dict[str, Action] = {
     "take-back": Action(
         _take_back_question, _take_back, gettext_lazy("Give the seat back"), ("table_seat",)
     ),
-    "withdraw": Action(_withdraw_question, _withdraw, gettext_lazy("Withdraw"), ("player",)),
+    "withdraw": Action(
+        _withdraw_question,
+        _withdraw,
+        pgettext_lazy("organiser withdraws a player", "Withdraw"),
+        ("player",),
+    ),
     "absent": Action(_absent_question, _absent, gettext_lazy("Mark absent"), ("player",)),
     "forfeit": Action(
         _forfeit_question, _forfeit, gettext_lazy("Forfeit the series"), ("player", "round")
