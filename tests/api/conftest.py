@@ -53,6 +53,10 @@ class Api:
         kwargs: dict[str, Any] = {"headers": sent}
         if data is not None:
             kwargs.update(data=data, content_type=content_type)
+        elif method.upper() in ("POST", "PUT", "PATCH"):
+            # No body at all, as curl, requests or fetch send none: Django's client would
+            # otherwise send an empty multipart form, a body that is not JSON.
+            kwargs.update(data=b"", content_type=content_type)
         response = getattr(self.client, method.lower())(path, **kwargs)
         if getattr(response, "streaming", False):
             return response.status_code, None, response

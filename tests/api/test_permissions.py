@@ -128,6 +128,54 @@ def test_a_seat_is_not_handed_to_a_bot_once_its_table_s_series_is_over(
     assert not TableSeat.objects.filter(table_id=game.table_id, autoplay=True).exists()
 
 
+def test_autoplay_of_a_finished_game_is_refused_and_leaves_the_tables_live_game_alone(
+    world: ClubWorld, api: Api
+) -> None:
+    """Found by trying (2026-12-08): a finished game's autoplay handed the seat over (or took
+    it back) in the game its table plays now, another game than the one the URL names."""
+    from tests.service.play import play
+    from tournaments.models import Game
+
+    _, first = tournament_game(world, deals=2, names=("alice", "bob"))
+    play(first)
+    second = Game.objects.get(table=first.table, number_in_series=2)
+    seat = seat_of_name(world, first, "alice")
+    row = TableSeat.objects.get(table_id=first.table_id, seat=seat)
+    path = f"/api/v1/games/{first.pk}/autoplay"
+    before = Game.objects.get(pk=second.pk).sequence
+    status, problem, _ = api.post(path, token=world.tokens["alice"])
+    assert status == 409 and problem["type"] == "/api/v1/problems/game-over"
+    assert f"game {first.pk} is over" in problem["detail"] and problem["instance"] == path
+    row.refresh_from_db()
+    assert not row.autoplay
+    # Taking back is refused alike: the seat handed over in the live game stays a bot's.
+    TableSeat.objects.filter(pk=row.pk).update(autoplay=True, timeouts_in_a_row=2)
+    status, problem, _ = api.delete(path, token=world.tokens["alice"])
+    assert status == 409 and problem["type"] == "/api/v1/problems/game-over"
+    row.refresh_from_db()
+    assert row.autoplay and row.timeouts_in_a_row == 2
+    assert Game.objects.get(pk=second.pk).sequence == before
+
+
+def test_autoplay_refuses_a_body_it_does_not_take(world: ClubWorld, api: Api) -> None:
+    """Autoplay takes no body (the URL and the sign-in name the seat): one sent is refused as
+    any endpoint refuses a field it does not take (found by trying, 2026-12-08: a body was
+    ignored, so ``{"seat": 1}`` acted on the caller's own seat without a word)."""
+    _, game = tournament_game(world)
+    path = f"/api/v1/games/{game.pk}/autoplay"
+    for method in ("POST", "DELETE"):
+        status, problem, _ = api.call(method, path, {"seat": 1}, token=world.tokens["alice"])
+        assert status == 400 and problem["type"] == "/api/v1/problems/invalid", method
+        assert problem["field"] == "seat" and "takes no body" in problem["detail"]
+        for sent in ([1], "x", 5):
+            status, problem, _ = api.call(method, path, sent, token=world.tokens["alice"])
+            assert status == 400 and problem["field"] is None, (method, sent)
+    assert not TableSeat.objects.filter(table_id=game.table_id, autoplay=True).exists()
+    # No body, or an empty object, is what it takes.
+    assert api.post(path, {}, token=world.tokens["alice"])[0] == 200
+    assert api.delete(path, token=world.tokens["alice"])[0] == 200
+
+
 def test_autoplay_is_for_tournament_seats_only(world: ClubWorld, api: Api) -> None:
     from tournaments import play as service
 

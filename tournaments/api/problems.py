@@ -141,6 +141,15 @@ _TYPES = [
         ),
     ),
     ProblemType(
+        "game-over",
+        gettext_noop("Game over"),
+        409,
+        gettext_noop(
+            "The game is over: nothing more can be done in it. A tournament table's next game"
+            " is next_game_id in the finished game's view."
+        ),
+    ),
+    ProblemType(
         "payload-too-large",
         gettext_noop("Request body too large"),
         413,

@@ -33,9 +33,18 @@ class BodySerializer(serializers.Serializer[Any]):
             taken = sorted(name for name, found in self.fields.items() if not found.read_only)
             unknown = [key for key in data if key not in taken]
             if unknown:
-                words = gettext("no such field: this takes %(taken)s") % {"taken": ", ".join(taken)}
+                words = (
+                    gettext("no such field: this takes %(taken)s") % {"taken": ", ".join(taken)}
+                    if taken
+                    else gettext("no such field: this takes no body (send none, or {})")
+                )
                 raise serializers.ValidationError({str(key): [words] for key in unknown})
         return super().to_internal_value(data)
+
+
+class NoBodySerializer(BodySerializer):
+    """The body of an endpoint that takes none: nothing, or ``{}``; anything else is a 400,
+    as a field another endpoint does not take is (a body sent is never ignored)."""
 
 
 class WholeNumberField(serializers.IntegerField):

@@ -29,6 +29,7 @@ from tournaments.api.serializers import (
     GameViewSerializer,
     RecordSerializer,
 )
+from tournaments.api.serializers.common import NoBodySerializer
 from tournaments.api.serializers.games import deadline_list, plain_action
 from tournaments.api.views.common import GAME_ID, paginate, positive_query
 from tournaments.models import Game, Table
@@ -370,9 +371,23 @@ class GameAutoplayView(APIView):
     def _seated(request: Request, game_id: int) -> GameAccess:
         access = game_access(request, game_id)
         signed_in(request)
+        # The URL and the sign-in name the seat; a body (a "seat" of someone else's) would
+        # otherwise be ignored in silence.
+        NoBodySerializer(data=request.data).is_valid(raise_exception=True)
         if access.seat is None:
             raise Forbidden(
                 gettext("you hold no seat in game %(game)s") % {"game": game_id}, "seat"
+            )
+        # The seat is the table's: a finished game's would be handed over (or taken back)
+        # in the game its table plays now, which the URL does not name.
+        if access.game.status == Game.Status.OVER:
+            raise Refused(
+                gettext(
+                    "game %(game)s is over: hand your seat to a bot or take it back in the game"
+                    " its table plays now (next_game_id in this game's view)"
+                )
+                % {"game": game_id},
+                slug="game-over",
             )
         if access.game.table_id is None:
             raise Refused(
