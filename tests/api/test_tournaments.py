@@ -112,22 +112,17 @@ def test_a_club_night_through_the_api(world: ClubWorld, api: Api) -> None:
     )
     assert status == 422 and "already registered" in problem["detail"]
     assert api.get(f"{base}/registrations")[1]["count"] == 4
-    # Check in: three of four; the fourth drops out before the round.
+    # Check in: three of four; the fourth does not come (a drop before round 1 is refused:
+    # withdrawing is what takes an entry back then).
     for name in ("alice", "bob", "carol"):
         status, checked, _ = api.post(
             f"{base}/checkins", {"player": world.players[name].pk}, token=world.tokens[name]
         )
         assert status == 201 and checked["round"] == 1
-    status, dropped, _ = api.post(
+    status, problem, _ = api.post(
         f"{base}/drops", {"player": world.players["dave"].pk}, token=world.tokens["dave"]
     )
-    assert status == 200 and dropped["dropped_after"] == 0
-    assert (
-        api.post(
-            f"{base}/checkins", {"player": world.players["dave"].pk}, token=world.tokens["dave"]
-        )[0]
-        == 422
-    )
+    assert status == 422 and "withdraw Dave instead" in problem["detail"]
     assert api.get(f"{base}/checkins?round=1")[1]["count"] == 3
     # Only the organiser seats a round; tables of 2 seat four players... three: one bye.
     assert api.post(f"{base}/rounds", {}, token=world.tokens["alice"])[0] == 403
@@ -180,7 +175,7 @@ def test_a_club_night_through_the_api(world: ClubWorld, api: Api) -> None:
     standings = api.get(f"{base}/standings")[1]["results"]
     assert [s["rank"] for s in standings][0] == 1 and {s["points"] for s in standings} >= {"1/2"}
     by_player = {s["player"]: s for s in standings}
-    assert by_player[world.players["dave"].pk]["dropped"] is True
+    assert not by_player[world.players["dave"].pk]["dropped"]
     assert by_player[first]["bye_count"] == 1
     assert api.get(f"{base}")[1]["status"] == "finished"
     ratings = api.get(f"/api/v1/ratings?club={world.club.pk}&game=old_maid")[1]["results"]
@@ -193,6 +188,37 @@ def test_a_club_night_through_the_api(world: ClubWorld, api: Api) -> None:
     assert Registration.objects.filter(tournament_id=tid).count() == 4
     assert CheckIn.objects.filter(tournament_id=tid).count() == 3
     assert Round.objects.get(tournament_id=tid).status == "finished"
+
+
+def test_a_drop_before_round_1_is_refused_as_the_desk_refuses_it(
+    world: ClubWorld, api: Api
+) -> None:
+    """The API's drop follows the service's one rule (services.check_drop): before round 1
+    has begun it is refused, saying to withdraw instead, and changes nothing (it recorded
+    "dropped after round 0", a line in the standings the desk never makes: found by trying)."""
+    status, tournament = create(api, world, rounds=2, table_min=2, table_max=2)
+    base = f"/api/v1/tournaments/{tournament['id']}"
+    for name in ("alice", "bob", "carol"):
+        services.register(Tournament.objects.get(pk=tournament["id"]), world.players[name])
+    carol = {"player": world.players["carol"].pk}
+    for token in (world.tokens["carol"], world.tokens["org"]):
+        status, problem, _ = api.post(f"{base}/drops", carol, token=token)
+        assert status == 422 and problem["type"] == "/api/v1/problems/refused"
+        assert problem["field"] == "player" and "withdraw Carol instead" in problem["detail"]
+    assert not Registration.objects.filter(dropped_after__isnull=False).exists()
+    assert api.post(f"{base}/rounds", {"auto_check_in": True}, token=world.tokens["org"])[0] == 201
+    # Seated but not begun is still before round 1.
+    assert api.post(f"{base}/drops", carol, token=world.tokens["org"])[0] == 422
+    assert not any(s["dropped"] for s in api.get(f"{base}/standings")[1]["results"])
+    # Once round 1 is over, the same drop is taken.
+    assert api.post(f"{base}/rounds/1/begin", token=world.tokens["org"])[0] == 200
+    rng = random.Random(3)
+    while running := Game.objects.filter(
+        table__round__tournament_id=tournament["id"], status="running"
+    ).first():
+        play(running, rng)
+    status, dropped, _ = api.post(f"{base}/drops", carol, token=world.tokens["carol"])
+    assert status == 200 and dropped["dropped_after"] == 1
 
 
 def test_start_round_takes_the_organisers_constraints(world: ClubWorld, api: Api) -> None:

@@ -142,9 +142,14 @@ def test_check_in_all_and_drop_from_the_command_line() -> None:
     t = factories.tournament(club, people, rounds=2)
     run("check_in", str(t.pk), "--all")
     assert CheckIn.objects.filter(tournament=t, round_number=1).count() == 3
-    out = run("drop", str(t.pk), "Cy")
+    # Before round 1 a drop is refused: it is a withdrawal (services.check_drop).
+    with pytest.raises(CommandError, match="no round of Test Night has begun: withdraw Cy"):
+        run("drop", str(t.pk), "Cy")
+    played = factories.tournament(club, factories.bots(club, 3), rounds=2, name="Played")
+    factories.play_round(played, rng=random.Random(1))
+    out = run("drop", str(played.pk), "Bot 02")
     assert out.strip() == (
-        "Cy dropped out of Test Night after round 0; their results stay in the standings"
+        "Bot 02 dropped out of Played after round 1; their results stay in the standings"
     )
 
 

@@ -404,6 +404,24 @@ def test_a_dropped_player_keeps_their_results_and_is_never_seated_again() -> Non
     assert compute_standings(t) == live_standings(t)
 
 
+def test_a_drop_before_round_1_has_begun_is_refused_withdraw_instead() -> None:
+    """One rule for the desk, the API, the admin and the command: before round 1 has begun
+    a drop would leave a line "dropped after round 0" in the standings, where a withdrawal
+    leaves none (the desk refused it; the API's drop made it: found by trying)."""
+    club = factories.club()
+    players = factories.bots(club, 6)
+    t = factories.tournament(club, players, rounds=2)
+    for seated in (False, True):
+        if seated:
+            services.start_round(t, auto_check_in=True)
+        for refuse in (services.check_drop, services.drop):
+            with pytest.raises(ServiceError, match="withdraw Bot 00 instead") as refused:
+                refuse(t, players[0])
+            assert refused.value.field == "player"
+    assert not Registration.objects.filter(tournament=t, dropped_after__isnull=False).exists()
+    assert services.withdraw(t, players[0]) is None  # what it says to do
+
+
 def test_drops_wait_for_the_round_being_played_and_unseat_a_seated_round() -> None:
     club = factories.club()
     players = factories.bots(club, 6)

@@ -151,7 +151,8 @@ def drop(tournament: Tournament, player: PlayerRef) -> Registration:
 
 def check_drop(tournament: Tournament, player: PlayerRef) -> Registration:
     """The registration :func:`drop` would end, or a :class:`ServiceError` saying why it
-    may not: what it asks, and the page's confirmation before it."""
+    may not (already dropped, the tournament finished, a round being played, or no round
+    begun yet: then it is a withdrawal): what it asks, and the page's confirmation before it."""
     who = _player(tournament, player)
     registration = _registration(tournament, who)
     if registration.dropped_after is not None:
@@ -170,6 +171,19 @@ def check_drop(tournament: Tournament, player: PlayerRef) -> Registration:
         raise ServiceError(
             gettext("round %(value)s is being played: drop %(who)s after it finishes")
             % {"value": playing[0].number, "who": who.name},
+            "player",
+        )
+    # A drop now would leave a line "dropped after round 0" in the standings: a withdrawal
+    # takes the registration back and leaves none.  The API and the command have no
+    # withdrawal of their own, so the refusal says where one is.
+    if next_round_number(tournament) == 1:
+        raise ServiceError(
+            gettext(
+                "no round of %(tournament)s has begun: withdraw %(who)s instead, with Withdraw"
+                " on the tournament's page or its desk page (the registration goes, and no line"
+                " is left in the standings)"
+            )
+            % {"tournament": tournament.name, "who": who.name},
             "player",
         )
     return registration

@@ -185,20 +185,11 @@ def _delete(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
 
 
 def _droppable(t: Tournament, data: Any) -> Player:
-    """The player the drop's form names, if the desk may drop them now: as the service
-    says (not while a round plays), and not before a round has begun, when a drop would
-    leave a line "dropped after round 0" in the standings where a withdrawal leaves none
-    (found by trying; the API's drop, between rounds, keeps its answer)."""
+    """The player the drop's form names, if they may be dropped now: the service's one rule
+    (:func:`~tournaments.services.check_drop`: not while a round plays, nor before round 1
+    has begun, when it is a withdrawal), the API's and the command's too."""
     who = _player(t, data.get("player", ""))
     services.check_drop(t, who)
-    if services.next_round_number(t) == 1:
-        raise services.ServiceError(
-            _(
-                "No round of %(tournament)s has begun: withdraw %(player)s instead (their"
-                " registration goes, and they leave no line in the standings)."
-            )
-            % {"tournament": t.name, "player": who.name}
-        )
     return who
 
 

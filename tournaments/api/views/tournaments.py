@@ -200,6 +200,8 @@ class DropView(APIView):
     @signed_in_only
     @extend_schema(
         summary="Drop a player out between rounds (yourself, or as an organiser)",
+        description="Refused (422, field player) while a round is played, and before round 1"
+        " has begun: that is a withdrawal (the tournament's page or its desk page).",
         parameters=[TOURNAMENT_ID],
         request=PlayerRefSerializer,
         responses={200: RegistrationSerializer},
