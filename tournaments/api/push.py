@@ -17,7 +17,8 @@ Messages are JSON objects with a ``type``.  The client sends::
 and receives ``{"type": "hello", "user": ...}`` once, then ``{"type": "view", "game",
 "sequence", "view"}`` frames, ``{"type": "acted", "game", "key", "replayed",
 "sequence", "view"}`` for each of its moves, and ``{"type": "problem", "game", "key",
-"problem"}`` with the REST API's problem document for anything refused.  A client that
+"problem"}`` with the REST API's problem document for anything refused (its ``instance`` the
+REST request's the message stands for: :func:`instance_of`).  A client that
 reconnects follows with the last sequence it saw and is sent the view at once if the
 game moved meanwhile: it misses nothing.
 
@@ -101,6 +102,8 @@ from tournaments.workers import autoplay, notify
 
 log = logging.getLogger("parlour.api")
 
+#: The channel's path: the ``instance`` of a problem whose message names no game.
+PATH = "/api/v1/ws"
 #: The largest message a client may send (an action is a few hundred bytes).
 MAX_MESSAGE_BYTES = 16_384
 #: The most games one connection follows at once.
@@ -265,12 +268,29 @@ class SignedOut(exceptions.NotAuthenticated):
 
 
 def problem_of(error: Exception) -> dict[str, Any] | None:
-    """The problem document the REST API answers ``error`` with (``None``: not one it knows)."""
+    """The problem document the REST API answers ``error`` with (``None``: not one it knows),
+    without its ``instance`` (there is no request: :meth:`PushConsumer.problem` adds it)."""
     response = exception_handler(error, {})
     if response is None:
         return None
     found: dict[str, Any] = json.loads(response.content)
     return found
+
+
+def instance_of(message: dict[str, Any] | None) -> str:
+    """The path of the REST request a message stands for, the ``instance`` of its problems:
+    an act's is ``POST /api/v1/games/{id}/actions``, a follow's (and an unfollow's)
+    ``GET /api/v1/games/{id}``; a message that names no game (not JSON, no such type) has
+    the channel's own."""
+    game = message.get("game") if message is not None else None
+    if not isinstance(game, int) or isinstance(game, bool) or game < 1:
+        return PATH
+    kind = message.get("type") if message is not None else None
+    if kind == "act":
+        return f"/api/v1/games/{game}/actions"
+    if kind in ("follow", "unfollow"):
+        return f"/api/v1/games/{game}"
+    return PATH
 
 
 class PushConsumer(AsyncWebsocketConsumer):
@@ -314,13 +334,13 @@ class PushConsumer(AsyncWebsocketConsumer):
         if refusal:
             with translation.override(self.language):  # marked where it was found
                 failed = exceptions.AuthenticationFailed(gettext(str(refusal)))
-            await self.problem(failed)
+            await self.problem(failed, instance=PATH)
             await self.close(CLOSE_UNAUTHENTICATED)
             return
         try:
             self.slots = await waiting.run_sync(capacity.take, self.caller)
         except capacity.TooManyOpen as error:
-            found = await self.problem(error)
+            found = await self.problem(error, instance=PATH)
             if found is not None:
                 refusals.refused(self.who, found, float(found.get("retry_after", 1)))
             await self.close(CLOSE_TOO_MANY)
@@ -377,7 +397,9 @@ class PushConsumer(AsyncWebsocketConsumer):
             # until they expired, locking a bot out after a few reconnects (found by trying).
             return
 
-    async def problem(self, error: Exception, **about: Any) -> dict[str, Any]:
+    async def problem(self, error: Exception, *, instance: str, **about: Any) -> dict[str, Any]:
+        """Send the problem frame of ``error`` (``about``: the game and key it answers), its
+        document the REST API's for the request at ``instance`` (:func:`instance_of`)."""
         with translation.override(self.language):
             found = problem_of(error)
             if found is None:
@@ -387,14 +409,18 @@ class PushConsumer(AsyncWebsocketConsumer):
                     found = problem_body(
                         "server-error",
                         gettext("the server failed to answer this request; it has been logged"),
+                        instance=instance,
                     )
                 else:
                     log.warning("push channel: %s (%r)", reason, error)
                     found = problem_body(
                         "unavailable",
                         unavailable_detail(),
+                        instance=instance,
                         extra={"retry_after": UNAVAILABLE_RETRY_SECONDS},
                     )
+            else:
+                found["instance"] = instance
         if found.get("status") == 429:  # held back, as the HTTP side holds its 429s
             await refusal_delay(found.get("retry_after"))
         # The problem document apart: its own "type" is the problem's URI (RFC 9457).
@@ -403,11 +429,13 @@ class PushConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         about: dict[str, Any] = {}
+        instance = PATH
         try:
             # Every refusal in the client's language, those worded here too (a context
             # variable: the shared threads the handling runs in inherit it).
             with translation.override(self.language):
                 message = self.parse(text_data)
+                instance = instance_of(message)
                 # A refusal names the game and key it answers, so that a client can match it.
                 # (Not an id beyond any row's: a frame cannot carry an integer past 64 bits.)
                 about = {
@@ -418,17 +446,21 @@ class PushConsumer(AsyncWebsocketConsumer):
                 }
                 await self.handle(message)
         except SignedOut as error:
-            await self.signed_out(error, **about)
+            await self.signed_out(error, instance=instance, **about)
         except Exception as error:
-            await self.problem(error, **about)
+            await self.problem(error, instance=instance, **about)
 
-    async def signed_out(self, error: SignedOut, **about: Any) -> None:
+    async def signed_out(self, error: SignedOut, *, instance: str, **about: Any) -> None:
         """Tell the client its sign-in ended, and close: nothing more is pushed or taken."""
-        await self.problem(error, **about)
+        await self.problem(error, instance=instance, **about)
         await self.close(CLOSE_UNAUTHENTICATED)
 
     def parse(self, text: str | None) -> dict[str, Any]:
-        if text is None or len(text) > MAX_MESSAGE_BYTES:
+        if text is None:  # a binary frame, of any size: refused for what it is
+            raise exceptions.ParseError(
+                gettext("send each message as a text frame of JSON: a binary frame is not read")
+            )
+        if len(text) > MAX_MESSAGE_BYTES:
             raise exceptions.ParseError(
                 gettext("send each message as one JSON object of at most %(most)s bytes")
                 % {"most": MAX_MESSAGE_BYTES}
@@ -483,7 +515,7 @@ class PushConsumer(AsyncWebsocketConsumer):
                 # (a 404 then ends it), as a follow whose read fails is retried by the server:
                 # a client is never left following nothing after a 503 (a fault run's stuck
                 # table: a follow of a table's next game refused while PostgreSQL restarted).
-                await self.problem(error, game=game)
+                await self.problem(error, instance=instance_of(message), game=game)
                 told = True
             previous = self.follows.pop(game, None)
             if previous is not None:  # followed again (from another sequence): its slot stays
@@ -695,6 +727,7 @@ class PushConsumer(AsyncWebsocketConsumer):
         """Push game ``game_id``'s view each time it moves, until it is over or unfollowed
         (``told``: the client was told already that the database is away)."""
         mine: waiting.Waiter | None = None
+        followed = instance_of({"type": "follow", "game": game_id})
         try:
             with waiting.listening([notify.channel(game_id)]) as (waiter, found):
                 # Registered first: a move committed from now on wakes the waiter.
@@ -729,7 +762,7 @@ class PushConsumer(AsyncWebsocketConsumer):
                         # The database restarting: the follow goes on once it answers
                         # (a long-poll answers the same way), the client told once.
                         if not told:
-                            await self.problem(error, game=game_id)
+                            await self.problem(error, instance=followed, game=game_id)
                             told = True
                         await asyncio.sleep(waiting.RECONNECT_SECONDS)
                         continue
@@ -748,9 +781,9 @@ class PushConsumer(AsyncWebsocketConsumer):
         except asyncio.CancelledError:
             raise
         except SignedOut as error:
-            await self.signed_out(error, game=game_id)
+            await self.signed_out(error, instance=followed, game=game_id)
         except Exception as error:  # the game gone from view, a bug
-            await self.problem(error, game=game_id)
+            await self.problem(error, instance=followed, game=game_id)
         finally:
             if mine is not None and self.waiters.get(game_id) is mine:
                 del self.waiters[game_id]
@@ -836,7 +869,7 @@ def _highest(heard: int | None, more: int | None) -> int | None:
 
 def application() -> Any:
     """The WebSocket side of ``parlour.asgi``."""
-    routes: list[Any] = [path("api/v1/ws", PushConsumer.as_asgi())]  # type: ignore[arg-type]
+    routes: list[Any] = [path(PATH.lstrip("/"), PushConsumer.as_asgi())]  # type: ignore[arg-type]
     return Authentication(URLRouter(routes))
 
 
