@@ -355,6 +355,38 @@ def test_a_duplicate_deal_stays_hidden_everywhere_while_a_twin_table_plays_it(
     assert Player.objects.filter(club=world.club).count() >= 6
 
 
+def test_a_revealed_duplicate_deal_says_it_has_no_seed_of_its_own_with_null_everywhere(
+    world: ClubWorld,
+) -> None:
+    """Found by trying (2026-12-08): a revealed duplicate game's view said ``"seed": ""``
+    where its summary (``GET /games``, the table's games) said ``null`` for the same "none":
+    its deck is the round's, whose seed the round shows."""
+    from tests.factories import tournament_game
+    from tests.service.play import play
+
+    tournament, round_, _, (slow,) = setup_round(world)
+    rng = random.Random(8)
+    while running := Game.objects.filter(table_id=slow.table_id, status="running").first():
+        step(running, rng)
+    api = Client()
+    summaries = api.get(f"/api/v1/games?tournament={tournament.pk}&limit=500").json()["results"]
+    seeds = {s["id"]: s["seed"] for s in summaries}
+    for game in Game.objects.filter(table__round=round_):
+        view = api.get(f"/api/v1/games/{game.pk}").json()
+        table = api.get(f"/api/v1/tables/{game.table_id}").json()
+        assert view["revealed"] is True and view["seed"] is None, view.get("seed")
+        assert seeds[game.pk] is None
+        assert [g["seed"] for g in table["games"]] == [None] * len(table["games"])
+    shown = api.get(f"/api/v1/tournaments/{tournament.pk}/rounds/1").json()
+    assert isinstance(shown["seed"], str) and len(shown["seed"]) == 64
+    # A game with a seed of its own shows the same text in its view and its summary.
+    _, own = tournament_game(world, names=("bob", "carol"))
+    play(own)
+    view = api.get(f"/api/v1/games/{own.pk}").json()
+    summary = api.get(f"/api/v1/games?table={own.table_id}").json()["results"][-1]
+    assert view["seed"] and view["seed"] == summary["seed"]
+
+
 # Committed as it goes: on PostgreSQL the tournament's stream reads only events of
 # transactions that have ended (docs/store.md), and one left open would show it nothing.
 @pytest.mark.django_db(transaction=True)

@@ -59,7 +59,8 @@ class GameSummarySerializer(serializers.ModelSerializer[Game]):
         help_text="SHA-256 of the shuffle's seed (null for an imported game without one)."
     )
     seed = serializers.SerializerMethodField(
-        help_text="The shuffle's seed, once the game is over (null before)."
+        help_text="The shuffle's seed, once the game is over (null before, and for a duplicate"
+        " deal, whose seed is its round's)."
     )
 
     class Meta:
@@ -231,7 +232,12 @@ class GameViewSerializer(serializers.Serializer[Any]):
     deck = serializers.ListField(
         child=serializers.CharField(), required=False, help_text="Once revealed: the deck."
     )
-    seed = serializers.CharField(required=False, help_text="Once revealed: the shuffle's seed.")
+    seed = serializers.CharField(
+        required=False,
+        allow_null=True,
+        help_text="Once revealed: the shuffle's seed (null: none of its own, a duplicate deal's"
+        " deck is its round's, whose seed GET /tournaments/{id}/rounds/{n} shows).",
+    )
 
 
 class CauseSerializer(serializers.Serializer[Any]):

@@ -85,6 +85,8 @@ def view_of(
     view["deadlines"] = deadline_list(view.get("deadlines") or {}, clock["remaining_ms"])
     view["server_time"] = clock["server_time"]
     view["commitment"] = view.get("commitment") or None
+    if "seed" in view:  # revealed; a duplicate deal has none of its own (the round's)
+        view["seed"] = view["seed"] or None
     view["seat"] = access.seat
     view["tournament"] = context.tournament
     view["table"] = table_id_of(game)
