@@ -190,6 +190,38 @@ def test_a_club_night_through_the_api(world: ClubWorld, api: Api) -> None:
     assert Round.objects.get(tournament_id=tid).status == "finished"
 
 
+def test_a_registration_names_the_round_it_enters_from_as_the_docs_say(
+    world: ClubWorld, api: Api
+) -> None:
+    """docs/api.md, "Running a tournament": ``from_round``, the next round not begun when
+    left out, up to the last round; another is refused naming it and registers nobody."""
+    status, tournament = create(api, world, rounds=3)
+    base = f"/api/v1/tournaments/{tournament['id']}"
+    org = world.tokens["org"]
+
+    def register(name: str, **body: Any) -> tuple[int, Any]:
+        sent = {"player": world.players[name].pk, **body}
+        status, answer, _ = api.post(f"{base}/registrations", sent, token=org)
+        return status, answer
+
+    assert register("alice")[1]["from_round"] == 1
+    assert register("bob", from_round=None)[1]["from_round"] == 1
+    status, late = register("carol", from_round=3)
+    assert status == 201 and late["from_round"] == 3
+    status, problem, _ = api.post(
+        f"{base}/checkins", {"player": world.players["carol"].pk}, token=org
+    )
+    assert status == 422 and "from round 3" in problem["detail"]
+    for sent, status, field in (
+        (4, 422, "from_round"),
+        (0, 400, "from_round"),
+        ("2", 400, "from_round"),
+    ):
+        found, problem = register("dave", from_round=sent)
+        assert (found, problem["field"]) == (status, field), sent
+    assert Registration.objects.filter(tournament_id=tournament["id"]).count() == 3
+
+
 def test_a_drop_before_round_1_is_refused_as_the_desk_refuses_it(
     world: ClubWorld, api: Api
 ) -> None:

@@ -103,11 +103,28 @@ class RegistrationSerializer(serializers.ModelSerializer[Registration]):
         model = Registration
         fields = ["id", "player", "name", "from_round", "dropped_after", "registered_at"]
         read_only_fields = fields
+        extra_kwargs = {
+            "from_round": {
+                "help_text": "The first round the player may be seated in: 1, or later for a"
+                " late entry (the rounds before it score nothing)."
+            },
+            "dropped_after": {
+                "help_text": "The last round finished before the player dropped out; null while in."
+            },
+        }
 
 
 class RegisterSerializer(BodySerializer):
     player = WholeNumberField(min_value=1)
-    from_round = WholeNumberField(min_value=1, required=False, allow_null=True, default=None)
+    from_round = WholeNumberField(
+        min_value=1,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The first round the player may be seated in (a late entry): from the next"
+        " round not begun to the tournament's last; null or left out: the next round not"
+        " begun. Another is a 422 refused naming from_round.",
+    )
 
 
 class CheckInSerializer(serializers.ModelSerializer[CheckIn]):
