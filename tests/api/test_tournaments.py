@@ -253,6 +253,42 @@ def test_a_drop_before_round_1_is_refused_as_the_desk_refuses_it(
     assert status == 200 and dropped["dropped_after"] == 1
 
 
+def test_a_player_withdraws_before_round_1_and_drops_out_after_it(
+    world: ClubWorld, api: Api
+) -> None:
+    """``DELETE …/registrations/{player}`` is the API's withdrawal (a drop before round 1
+    is refused, saying to withdraw, and a client with a token had no way to: found by
+    trying): before round 1 has begun the registration goes, and a seated round 1 is
+    seated again without the player; once it has begun it is refused and changes nothing,
+    as the player drops out instead."""
+    status, tournament = create(api, world, rounds=2, table_min=2, table_max=3)
+    base = f"/api/v1/tournaments/{tournament['id']}"
+    for name in ("alice", "bob", "carol", "dave"):
+        services.register(Tournament.objects.get(pk=tournament["id"]), world.players[name])
+    carol, dave = world.players["carol"].pk, world.players["dave"].pk
+    # Only the player or an organiser: another player is refused and nothing changes.
+    status, problem, _ = api.delete(f"{base}/registrations/{carol}", token=world.tokens["bob"])
+    assert status == 403, problem
+    assert api.delete(f"{base}/registrations/{carol}", token=world.tokens["carol"])[0] == 204
+    assert api.post(f"{base}/rounds", {"auto_check_in": True}, token=world.tokens["org"])[0] == 201
+    seated = {s["player"] for t in api.get(f"{base}/rounds/1")[1]["tables"] for s in t["sitting"]}
+    assert dave in seated and carol not in seated
+    # Seated but not begun: still a withdrawal, and round 1 is seated again without them.
+    assert api.delete(f"{base}/registrations/{dave}", token=world.tokens["org"])[0] == 204
+    seated = {s["player"] for t in api.get(f"{base}/rounds/1")[1]["tables"] for s in t["sitting"]}
+    assert seated == {world.players[n].pk for n in ("alice", "bob")}
+    status, problem, _ = api.delete(f"{base}/registrations/{dave}", token=world.tokens["org"])
+    assert status == 422 and problem["field"] == "player", problem  # not registered now
+    players = {r["player"] for r in api.get(f"{base}/registrations")[1]["results"]}
+    assert players == seated
+    # Once round 1 has begun a registration is not taken back: the player drops out.
+    assert api.post(f"{base}/rounds/1/begin", token=world.tokens["org"])[0] == 200
+    bob = world.players["bob"].pk
+    status, problem, _ = api.delete(f"{base}/registrations/{bob}", token=world.tokens["bob"])
+    assert status == 422 and problem["field"] == "player" and "drop" in problem["detail"]
+    assert Registration.objects.filter(player_id=bob, dropped_after__isnull=True).exists()
+
+
 def test_start_round_takes_the_organisers_constraints(world: ClubWorld, api: Api) -> None:
     status, tournament = create(api, world, rounds=1, table_min=2, table_max=2)
     base = f"/api/v1/tournaments/{tournament['id']}"

@@ -69,6 +69,11 @@ urlpatterns = [
         name="registrations",
     ),
     path(
+        "tournaments/<id:tournament_id>/registrations/<id:player_id>",
+        tournament_views.RegistrationDetailView.as_view(),
+        name="registration",
+    ),
+    path(
         "tournaments/<id:tournament_id>/checkins",
         tournament_views.CheckInListView.as_view(),
         name="checkins",

@@ -51,6 +51,7 @@ from tournaments.services.entries import (
     drop,
     mark_absent,
     register,
+    unregister,
     withdraw,
 )
 from tournaments.services.forfeits import check_decision, forfeit, unforfeit
@@ -152,5 +153,6 @@ __all__ = [
     "unchecked_players",
     "unforfeit",
     "update_tournament",
+    "unregister",
     "withdraw",
 ]

@@ -174,14 +174,13 @@ def check_drop(tournament: Tournament, player: PlayerRef) -> Registration:
             "player",
         )
     # A drop now would leave a line "dropped after round 0" in the standings: a withdrawal
-    # takes the registration back and leaves none.  The API and the command have no
-    # withdrawal of their own, so the refusal says where one is.
+    # takes the registration back and leaves none (the pages' Withdraw, the API's
+    # DELETE of the registration: :func:`unregister`).
     if next_round_number(tournament) == 1:
         raise ServiceError(
             gettext(
-                "no round of %(tournament)s has begun: withdraw %(who)s instead, with Withdraw"
-                " on the tournament's page or its desk page (the registration goes, and no line"
-                " is left in the standings)"
+                "no round of %(tournament)s has begun: withdraw %(who)s instead (the"
+                " registration goes, and no line is left in the standings)"
             )
             % {"tournament": tournament.name, "who": who.name},
             "player",
@@ -210,6 +209,27 @@ def withdraw(tournament: Tournament, player: PlayerRef) -> Registration | None:
         if seated and _in_round(seated[0], who):
             _reseat(tournament, seated[0], Constraints(), randomness.source.seeded_generator())
         return None
+
+
+def unregister(tournament: Tournament, player: PlayerRef) -> None:
+    """Withdraw ``player`` before round 1 has begun (:func:`withdraw`: the registration and
+    the check-ins go); refused once it has, where taking the registration back would take
+    results with it (a drop keeps them: :func:`drop`).  The API's ``DELETE`` of a
+    registration, which says what it does whatever the round."""
+    with transaction.atomic():
+        tournament = _lock(tournament)
+        who = _player(tournament, player)
+        _registration(tournament, who)
+        if next_round_number(tournament) > 1:
+            raise ServiceError(
+                gettext(
+                    "round 1 of %(tournament)s has begun: a registration is no longer taken"
+                    " back; drop %(who)s out instead (their results stay)"
+                )
+                % {"tournament": tournament.name, "who": who.name},
+                "player",
+            )
+        withdraw(tournament, who)
 
 
 def _not_dropped(tournament: Tournament, who: Player, registration: Registration) -> None:

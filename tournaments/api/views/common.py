@@ -57,6 +57,7 @@ def tournament_or_404(tournament_id: int) -> Tournament:
 
 
 TOURNAMENT_ID = id_param("tournament_id", "The tournament's id.")
+PLAYER_ID = id_param("player_id", "The player's id.")
 
 
 GAME_ID = id_param("game_id", "The game's id.")

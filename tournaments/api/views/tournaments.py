@@ -34,7 +34,13 @@ from tournaments.api.serializers import (
     TournamentCreateSerializer,
     TournamentSerializer,
 )
-from tournaments.api.views.common import TOURNAMENT_ID, paginate, positive_query, tournament_or_404
+from tournaments.api.views.common import (
+    PLAYER_ID,
+    TOURNAMENT_ID,
+    paginate,
+    positive_query,
+    tournament_or_404,
+)
 from tournaments.models import CheckIn, Club, Player, Registration, Tournament
 
 
@@ -158,6 +164,28 @@ class RegistrationListView(APIView):
             tournament, player, from_round=body.validated_data["from_round"]
         )
         return Response(RegistrationSerializer(registration).data, status=201)
+
+
+class RegistrationDetailView(APIView):
+    @signed_in_only
+    @extend_schema(
+        summary="Withdraw a player before round 1 (yourself, or as an organiser)",
+        description="The registration and the player's check-ins go, and no line is left in"
+        " the standings; a seated round 1 is seated again without them. Refused (422, field"
+        " player) once round 1 has begun: then the player drops out"
+        " (POST /tournaments/{id}/drops), keeping their results.",
+        parameters=[TOURNAMENT_ID, PLAYER_ID],
+        request=None,
+        responses={204: None},
+        tags=["tournaments"],
+    )
+    def delete(self, request: Request, tournament_id: int, player_id: int) -> Response:
+        tournament = tournament_or_404(tournament_id)
+        signed_in(request)
+        player = _club_player(tournament, player_id)
+        require_self_or_organiser(request, player)
+        services.unregister(tournament, player)
+        return Response(status=204)
 
 
 class CheckInListView(APIView):
