@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from django.test import RequestFactory
 
+from tests import factories
 from tests.api.conftest import Api
 from tests.factories import ClubWorld, club_world, seat_of_name, tournament_game
 from tournaments import services
@@ -177,6 +178,35 @@ def test_autoplay_refuses_a_body_it_does_not_take(world: ClubWorld, api: Api) ->
     # No body, or an empty object, is what it takes.
     assert api.post(path, {}, token=world.tokens["alice"])[0] == 200
     assert api.delete(path, token=world.tokens["alice"])[0] == 200
+
+
+def test_beginning_a_round_and_renewing_the_sign_up_link_refuse_a_body(
+    world: ClubWorld, api: Api
+) -> None:
+    """The other endpoints that take no body refuse one as autoplay does (a body was
+    ignored: found by a helper), and change nothing; none, or ``{}``, is taken."""
+    from tournaments.models import Club, Round
+
+    round_ = services.start_round(
+        factories.tournament(
+            world.club,
+            [world.players[n] for n in ("alice", "bob")],
+            game="old_maid",
+            table_min=2,
+            table_max=2,
+        ),
+        auto_check_in=True,
+    )
+    begin = f"/api/v1/tournaments/{round_.tournament_id}/rounds/{round_.number}/begin"
+    link = f"/api/v1/clubs/{world.club.pk}/sign-up-link"
+    for path in (begin, link):
+        status, problem, _ = api.post(path, {"round": 2}, token=world.tokens["org"])
+        assert status == 400 and problem["field"] == "round", (path, problem)
+        assert "takes no body" in problem["detail"]
+    assert Round.objects.get(pk=round_.pk).status == Round.Status.SEATED
+    assert not Club.objects.get(pk=world.club.pk).signup_token
+    assert api.post(begin, {}, token=world.tokens["org"])[0] == 200
+    assert api.post(link, token=world.tokens["org"])[0] == 201
 
 
 def test_autoplay_is_for_tournament_seats_only(world: ClubWorld, api: Api) -> None:

@@ -20,13 +20,13 @@ BOT_HELP = "The bot's level ('random', 'heuristic', ...) for a bot; null for a p
 
 
 class BodySerializer(serializers.Serializer[Any]):
-    """A request body, or an object in one: a field it does not take is refused (a 400
-    naming it), never ignored.
+    """A request body: a field it does not take is refused (a 400 naming it), never ignored."""
 
-    DRF leaves out what a serializer does not declare: ``POST /tournaments`` with
-    ``"turn_second": 60`` made a tournament without a clock, and ``POST /players`` with
-    ``"bots": "heuristic"`` a person, not a bot (found by trying).
-    """
+    # The docstring above is what the schema says of every body that has none of its own
+    # (drf-spectacular reads a class's inherited docstring): the why stays here.  DRF leaves
+    # out what a serializer does not declare: ``POST /tournaments`` with
+    # ``"turn_second": 60`` made a tournament without a clock, and ``POST /players`` with
+    # ``"bots": "heuristic"`` a person, not a bot (found by trying).
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping):

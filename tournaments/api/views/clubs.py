@@ -37,6 +37,7 @@ from tournaments.api.serializers import (
     RatingSerializer,
     SignUpLinkSerializer,
 )
+from tournaments.api.serializers.common import NoBodySerializer
 from tournaments.api.views.common import get_or_404, paginate, positive_query
 from tournaments.models import Club, LoginLinkChange, Player
 
@@ -348,6 +349,7 @@ class SignUpLinkView(APIView):
     )
     def post(self, request: Request, club_id: int) -> Response:
         club, _ = _organised_club(request, club_id)
+        NoBodySerializer(data=request.data).is_valid(raise_exception=True)  # never ignored
         services.renew_signup_link(club)
         return Response(_signup_link(request, club), status=201)
 

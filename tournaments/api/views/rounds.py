@@ -20,6 +20,7 @@ from tournaments.api.serializers import (
     SwapSerializer,
     TableSerializer,
 )
+from tournaments.api.serializers.common import NoBodySerializer
 from tournaments.api.views.common import (
     TOURNAMENT_ID,
     get_or_404,
@@ -115,6 +116,7 @@ class RoundBeginView(APIView):
     def post(self, request: Request, tournament_id: int, number: int) -> Response:
         round_ = _round(tournament_id, number)
         require_organiser(request, round_.tournament.club)
+        NoBodySerializer(data=request.data).is_valid(raise_exception=True)  # never ignored
         services.begin_round(round_)
         return Response(RoundSerializer(_rounds().get(pk=round_.pk)).data)
 
