@@ -139,7 +139,13 @@ def import_record(record: object) -> list[Event]:
         )
     game = get_game(record["game"])
     seats = record["seats"]
-    if not is_whole(seats) or not game.min_seats <= seats <= game.max_seats:
+    if not is_whole(seats):  # 3.0 is not 3 seats, and not a count out of range either
+        raise RecordError(
+            gettext_noop("seats is a whole number (a JSON number such as 3), not %(seats)s"),
+            field="seats",
+            seats=said(seats),
+        )
+    if not game.min_seats <= seats <= game.max_seats:
         raise RecordError(
             gettext_noop("%(game)s is played by %(fewest)s to %(most)s players, not %(seats)s"),
             field="seats",
