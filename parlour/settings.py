@@ -503,6 +503,8 @@ PARLOUR_OPEN_STREAMS_PER_ADDRESS = env_int("PARLOUR_OPEN_STREAMS_PER_ADDRESS", 3
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"refusals": {"()": "parlour.logs.RefusalsWithoutTraceback"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"django.request": {"filters": ["refusals"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }

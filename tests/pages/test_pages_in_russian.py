@@ -252,3 +252,18 @@ def test_a_spectator_on_a_play_page_is_refused_in_russian(world: PageWorld) -> N
         ["Нет доступа", "Вы не сидите за этим столом", "На главную страницу клуба"],
         ["Not allowed", "You do not sit at this table", "Back to the club's home"],
     )
+
+
+def test_a_refused_page_is_logged_as_one_line_without_a_traceback(
+    world: PageWorld, caplog: pytest.LogCaptureFixture
+) -> None:
+    # make run's log held a traceback for each of an evening's ordinary 403s (a spectator
+    # on a play page), among which a real error was hard to see (found by trying).
+    tournament = bot_tournament(world, "bhabhi", players=3, play=False)
+    game = Game.objects.get(table__round__tournament=tournament)
+    with caplog.at_level("WARNING", logger="django.request"):
+        world.client(world.person).get(f"/games/{game.pk}/play")
+    refused = [r for r in caplog.records if r.name == "django.request"]
+    path = f"/games/{game.pk}/play"
+    assert [r.getMessage() for r in refused] == [f"Forbidden (Permission denied): {path}"]
+    assert refused[0].exc_info is None and "Traceback" not in caplog.text
