@@ -269,11 +269,16 @@ def live_standings(tournament: Tournament) -> list[Standing]:
 def _fold_ratings(tournaments: Iterable[Tournament]) -> dict[str, Rating]:
     """The ratings folded again from the games' events: the tables in the order they
     finished (ties by table id), as :mod:`tournaments.services.ratings` keeps them."""
-    done = [s for s in series_results(tournaments) if s.over]
+    chosen = list(tournaments)
+    forfeits = {t.pk: forfeits_in_force(t) for t in chosen}
+    done = [s for s in series_results(chosen) if s.over]
     done.sort(key=lambda s: (s.finished_at.timestamp() if s.finished_at else 0.0, s.table))
     ratings: dict[str, Rating] = {}
     for result in done:
-        ratings = update(ratings, [list(g) for g in result.table_result().placings])
+        # As the standings count it: a forfeited series shares the last place.
+        gone = forfeits[result.tournament].get(result.round, set())
+        placings = forfeited(result.table_result(), gone).placings
+        ratings = update(ratings, [list(g) for g in placings])
     return ratings
 
 

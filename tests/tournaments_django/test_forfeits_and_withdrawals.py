@@ -162,3 +162,24 @@ def test_marking_a_seated_player_absent_seats_the_round_again_without_them() -> 
     services.mark_absent(t, ann)
     assert not TableSeat.objects.filter(table__round=round_, player=ann).exists()
     assert TableSeat.objects.filter(table__round=round_).count() == 3
+
+
+def test_a_timeout_forfeit_recorded_after_its_table_finished_rates_the_table_again() -> None:
+    # The timeout that hands a seat to a bot may end the series: the table is rated in that
+    # transaction before the forfeit is recorded, which must then count.
+    from tournaments.services.forfeits import record_timeout_forfeit
+    from tournaments.standings import club_ratings
+
+    club = factories.club()
+    robots = factories.bots(club, 3)
+    t = factories.tournament(club, robots, rounds=1, table_max=3, timeouts_to_bot=2)
+    factories.play_round(t, rng=random.Random(1))
+    table = Table.objects.get(round__tournament=t)
+    best = TableSeat.objects.select_related("table__round__tournament").get(
+        table=table, seat=table.placings[0][0]
+    )
+    before = club_ratings(club, "bhabhi")
+    assert record_timeout_forfeit(best) is not None
+    after = club_ratings(club, "bhabhi")
+    assert after == club_ratings(club, "bhabhi", from_events=True) != before
+    assert min(after.values(), key=lambda r: r.ordinal) == after[str(best.player_id)]

@@ -137,7 +137,9 @@ def test_tables_finished_before_the_ratings_were_kept_are_rated_in_the_order_the
     t = factories.tournament(club, robots, rounds=2, table_max=3, table_preferred=3)
     for number in (1, 2):
         factories.play_round(t, rng=random.Random(number))
+    services.forfeit(t, robots[0], 1)  # rated as the standings count it
     kept = club_ratings(club, "bhabhi")
+    assert kept == club_ratings(club, "bhabhi", from_events=True)
     history = queries.rating_history(robots[0])
     migration = importlib.import_module("tournaments.migrations.0016_ratings_kept")
     for rate in (
@@ -152,3 +154,44 @@ def test_tables_finished_before_the_ratings_were_kept_are_rated_in_the_order_the
     out = io.StringIO()
     call_command("rate_tables", stdout=out)  # rated already: nothing done twice
     assert " 0 " in out.getvalue() and club_ratings(club, "bhabhi") == kept
+
+
+def test_a_forfeited_series_is_rated_as_the_standings_count_it_and_again_when_lifted() -> None:
+    # A no-show gained rating on a bot's play: the ratings read the raw placings, where the
+    # standings put a forfeited series last (found by trying).
+    from tournaments.models import Table
+    from tournaments.services import queries
+
+    club = factories.club()
+    robots = factories.bots(club, 3)
+    t = factories.tournament(club, robots, rounds=2, table_max=3, table_preferred=3)
+    round_ = factories.begin_round(t, rng=random.Random(1))
+    table = Table.objects.get(round=round_)
+    placed = {}
+    run_all_bots(t)
+    table.refresh_from_db()
+    first_seat = table.placings[0][0]
+    best = TableSeat.objects.get(table=table, seat=first_seat).player
+    services.forfeit(t, best, 1)  # decided after the table finished: the ratings made again
+    placed["forfeited"] = club_ratings(club, "bhabhi")
+    assert placed["forfeited"] == club_ratings(club, "bhabhi", from_events=True)
+    assert (
+        min(placed["forfeited"].values(), key=lambda r: r.ordinal)
+        == placed["forfeited"][str(best.pk)]
+    )
+    # The player's page counts the table as the standings do (it showed the raw points).
+    _, _, points = queries.round_points(t)
+    (row,) = queries.player_table_results(best)
+    assert row["forfeited"] and row["place"] == 3 and row["points"] == points[str(best.pk)][1] == 0
+    steps = queries.rating_history(best)[0]["points"]
+    assert [s["rating"] for s in steps] == [placed["forfeited"][str(best.pk)].display]
+    services.unforfeit(t, best, 1)  # lifted: the series counts as played
+    placed["lifted"] = club_ratings(club, "bhabhi")
+    assert placed["lifted"] == club_ratings(club, "bhabhi", from_events=True)
+    assert max(placed["lifted"].values(), key=lambda r: r.ordinal) == placed["lifted"][str(best.pk)]
+    # A forfeit decided while the table plays is read when it finishes.
+    factories.begin_round(t, rng=random.Random(2))
+    services.forfeit(t, best, 2)
+    run_all_bots(t)
+    assert Table.objects.filter(round__tournament=t, status="finished").count() == 2
+    assert club_ratings(club, "bhabhi") == club_ratings(club, "bhabhi", from_events=True)

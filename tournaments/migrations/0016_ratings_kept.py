@@ -15,6 +15,7 @@ def rate_finished_tables(apps: Any, schema_editor: Any) -> None:
     from django.db.models import Max
 
     from tournaments.ratings import Rating, update
+    from tournaments.scoring import TableResult, forfeited
 
     table_model = apps.get_model("tournaments", "Table")
     game_model = apps.get_model("tournaments", "Game")
@@ -26,6 +27,15 @@ def rate_finished_tables(apps: Any, schema_editor: Any) -> None:
         .select_related("round__tournament")
         .order_by("ended", "pk")
     )
+    # The forfeits in force (the latest decision of each tournament, round and player): a
+    # forfeited series shares the last place, as the standings count it.
+    latest: dict[tuple[int, int, str], bool] = {}
+    for row in apps.get_model("tournaments", "Forfeit").objects.order_by("id"):
+        latest[(row.tournament_id, row.round_number, str(row.player_id))] = row.forfeited
+    gone: dict[tuple[int, int], set[str]] = {}
+    for (tournament_id, number, player), is_forfeit in latest.items():
+        if is_forfeit:
+            gone.setdefault((tournament_id, number), set()).add(player)
     kept: dict[tuple[str, int], Any] = {}
     steps = []
     for table in tables:
@@ -42,9 +52,9 @@ def rate_finished_tables(apps: Any, schema_editor: Any) -> None:
             for p in players
             if (tournament.game, int(p)) in kept
         }
-        after = update(
-            ratings, [[str(players[seat]) for seat in group] for group in table.placings]
-        )
+        result = TableResult.from_seats([str(p) for p in players], table.placings)
+        result = forfeited(result, gone.get((tournament.pk, table.round.number), set()))
+        after = update(ratings, [list(group) for group in result.placings])
         for player in players:
             key = (tournament.game, int(player))
             row = kept.get(key)

@@ -12,7 +12,8 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext
 
-from tournaments.models import Forfeit, Player, Round, TableSeat, Tournament
+from tournaments.models import Forfeit, Player, Round, Table, TableSeat, Tournament
+from tournaments.services import ratings
 from tournaments.services.base import PlayerRef, ServiceError, _lock, _player
 from tournaments.standings import forfeits_in_force
 
@@ -24,7 +25,7 @@ def _decide(
         tournament = _lock(tournament)
         who = check_decision(tournament, player, round_number, forfeit)
         user = by if getattr(by, "is_authenticated", False) else None
-        return Forfeit.objects.create(
+        decided = Forfeit.objects.create(
             tournament=tournament,
             player=who,
             round_number=round_number,
@@ -32,6 +33,22 @@ def _decide(
             cause=Forfeit.Cause.ORGANISER,
             by=user,
         )
+        _rated_again(tournament, who.pk, round_number)
+        return decided
+
+
+def _rated_again(tournament: Tournament, player: int, round_number: int) -> None:
+    """After a forfeit decided or lifted: if the player's table in that round has finished
+    (and so was rated by its result before), the club's ratings in the game are made again
+    (:func:`tournaments.services.ratings.rerate`); a table still playing is rated by the
+    forfeits in force when it finishes."""
+    if TableSeat.objects.filter(
+        player_id=player,
+        table__round__tournament=tournament,
+        table__round__number=round_number,
+        table__status=Table.Status.FINISHED,
+    ).exists():
+        ratings.rerate(tournament.club_id, tournament.game)
 
 
 def check_decision(
@@ -101,10 +118,14 @@ def record_timeout_forfeit(seat: TableSeat) -> Forfeit | None:
         cause=Forfeit.Cause.TIMEOUT,
     ).exists():
         return None
-    return Forfeit.objects.create(
+    decided = Forfeit.objects.create(
         tournament=tournament,
         player_id=seat.player_id,
         round_number=number,
         forfeited=True,
         cause=Forfeit.Cause.TIMEOUT,
     )
+    # The timeout that handed the seat over may have ended the series, and the table was
+    # rated, in this transaction, before this forfeit was recorded.
+    _rated_again(tournament, seat.player_id, number)
+    return decided

@@ -401,37 +401,48 @@ def rating_history(player: Player) -> list[dict[str, Any]]:
 
 def player_table_results(player: Player) -> list[dict[str, Any]]:
     """Every table ``player`` sat at, newest tournament first: the place and the points they
-    had there once the table finished (``None`` before)."""
+    had there once the table finished (``None`` before), as the standings count them (a
+    forfeited series is last: the page showed the raw placings' points, found by trying),
+    and whether their series there is forfeited."""
     seats = list(
         TableSeat.objects.filter(player=player)
         .select_related("table__round__tournament")
         .order_by("-table__round__tournament__created_at", "-table__round__number")
     )
+    finished = [ts.table.pk for ts in seats if ts.table.placings]
+    by_table: dict[int, dict[int, str]] = defaultdict(dict)
+    for table_id, seat, player_id in TableSeat.objects.filter(table_id__in=finished).values_list(
+        "table_id", "seat", "player_id"
+    ):
+        by_table[table_id][seat] = str(player_id)
+    gone: dict[int, dict[int, set[str]]] = {}
     results = []
     for ts in seats:
         table = ts.table
-        place, points = None, None
+        tournament = table.round.tournament
+        place, points, lost = None, None, False
         if table.placings:
+            if tournament.pk not in gone:
+                gone[tournament.pk] = forfeits_in_force(tournament)
+            forfeits = gone[tournament.pk].get(table.round.number, set())
+            players = [by_table[table.pk][s] for s in sorted(by_table[table.pk])]
+            result = forfeited(TableResult.from_seats(players, table.placings), forfeits)
+            me = str(player.pk)
             rank = 1
-            for group in table.placings:
-                if ts.seat in group:
+            for group in result.placings:
+                if me in group:
                     place = rank
                 rank += len(group)
-            players_in_order = [
-                str(pid)
-                for pid in TableSeat.objects.filter(table=table)
-                .order_by("seat")
-                .values_list("player_id", flat=True)
-            ]
-            result = TableResult.from_seats(players_in_order, table.placings)
-            points = table_points(result.placings).get(str(player.pk))
+            points = table_points(result.placings).get(me)
+            lost = me in forfeits
         results.append(
             {
                 "seat": ts,
                 "table": table,
-                "tournament": table.round.tournament,
+                "tournament": tournament,
                 "place": place,
                 "points": points,
+                "forfeited": lost,
             }
         )
     return results

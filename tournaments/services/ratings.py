@@ -8,27 +8,35 @@ unpickled the club's whole history (found by trying; a request's cost must not g
 with the size of the store).  Now a leaderboard reads its club's rows and a player's
 page the player's own steps.
 
+A table is rated by its result as the standings count it: a player whose series there
+is forfeited shares the last place (:func:`tournaments.scoring.forfeited`), so that a
+no-show does not gain rating on a bot's play (found by trying: the ratings read the raw
+placings).  A forfeit decided or lifted after the table finished changes that result,
+and every later rating of its players: the club's ratings in that game are made again
+from its finished tables (:func:`rerate`, from the organiser's decision).
+
 The order is the fold's: a table is rated when its series ends, after the tables that
-ended before it.  Only the rows of the table's players are locked (in the order of
-their ids, so that two tables finishing at once never wait for each other in a circle):
-tables without a player in common are rated side by side, and their order does not
-change either's result.  ``standings.club_ratings(from_events=True)`` folds the games'
-events again, as a check; the two differ only if one player finished two tables (in two
-tournaments) within the same moment, whose commits the rows' locks put in one order and
-the fold in the order of their last events.
+ended before it.  Every rating write of a club holds the club's row (locked after the
+tournament's and the table's, the order every writer takes them in), so a club's
+tables are rated one after another.  ``standings.club_ratings(from_events=True)`` folds
+the games' events again, as a check; the two differ only if one player finished two
+tables (in two tournaments) within the same moment, whose commits the lock puts in one
+order and the fold in the order of their last events.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 
-from tournaments.models import PlayerRating, RatingStep, Table
+from tournaments.models import Club, PlayerRating, RatingStep, Table, Tournament
 from tournaments.play.context import GameContext
 from tournaments.ratings import Rating, update
+from tournaments.scoring import TableResult, forfeited
+from tournaments.standings import forfeits_in_force
 
 
 def rate_table(
@@ -36,16 +44,21 @@ def rate_table(
     club: int,
     game: str,
     players: Sequence[int],
-    placings: Iterable[Iterable[int]],
+    placings: Sequence[Sequence[int]],
     finished_at: datetime,
+    forfeits: Collection[str] = (),
 ) -> None:
     """Rate the finished ``table`` of ``club``'s tournament of ``game``: ``players`` by
-    seat, ``placings`` groups of seats, best first.  Once: a table rated already is left.
-    """
-    groups = [[str(players[seat]) for seat in group] for group in placings]
-    ids = sorted(set(players))
-    start = Rating()
+    seat, ``placings`` groups of seats, best first; ``forfeits``, the players (ids as
+    strings) whose series there is forfeited.  Once: a table rated already is left."""
     with transaction.atomic(savepoint=False):
+        _lock_club(club)
+        if RatingStep.objects.filter(table_id=table).exists():
+            return
+        result = TableResult.from_seats([str(p) for p in players], placings)
+        groups = [list(group) for group in forfeited(result, forfeits).placings]
+        ids = sorted(set(players))
+        start = Rating()
         PlayerRating.objects.bulk_create(
             [
                 PlayerRating(
@@ -60,15 +73,8 @@ def rate_table(
             ],
             ignore_conflicts=True,
         )
-        rows = list(
-            PlayerRating.objects.select_for_update()
-            .filter(player_id__in=ids, game=game)
-            .order_by("player_id")
-        )
-        if RatingStep.objects.filter(table_id=table).exists():
-            return  # rated already (seen under the players' locks)
-        before = {str(row.player_id): Rating(row.mu, row.sigma) for row in rows}
-        after = update(before, groups)
+        rows = list(PlayerRating.objects.filter(player_id__in=ids, game=game).order_by("player_id"))
+        after = update({str(row.player_id): Rating(row.mu, row.sigma) for row in rows}, groups)
         for row in rows:
             rating = after[str(row.player_id)]
             row.mu, row.sigma, row.ordinal = rating.mu, rating.sigma, rating.ordinal
@@ -95,33 +101,63 @@ def rate_unrated_tables() -> int:
     ran is rated by ``manage.py rate_tables`` (docs/operations.md).  Each table in its own
     transaction, as the series hook rates it, so that it may run while tables play.
     """
-    unrated = (
-        Table.objects.filter(status=Table.Status.FINISHED, placings__isnull=False)
-        .exclude(pk__in=RatingStep.objects.values("table_id"))
+    rated = 0
+    for table in _finished(Table.objects.exclude(pk__in=RatingStep.objects.values("table_id"))):
+        rated += _rate(table)
+    return rated
+
+
+def rerate(club: int, game: str) -> None:
+    """Make ``club``'s ratings in ``game`` again from its finished tables, in the order they
+    finished: after a forfeit decided or lifted at a finished table, which changes its
+    result and every later rating of its players.  An organiser's decision, not a
+    reader's request: it costs the club's history in that game, once."""
+    with transaction.atomic(savepoint=False):
+        _lock_club(club)
+        RatingStep.objects.filter(player__club_id=club, game=game).delete()
+        PlayerRating.objects.filter(club_id=club, game=game).delete()
+        tables = Table.objects.filter(round__tournament__club_id=club, round__tournament__game=game)
+        for table in _finished(tables):
+            _rate(table)
+
+
+def _lock_club(club: int) -> None:
+    """The club's row, locked until the end of the transaction: its ratings' writers one
+    after another (taken after any tournament's and table's row, as every writer does)."""
+    list(Club.objects.select_for_update().filter(pk=club).values_list("pk"))
+
+
+def _finished(tables: QuerySet[Table]) -> QuerySet[Table]:
+    """``tables`` that finished, with ``ended`` (their last game's end), in that order."""
+    return (
+        tables.filter(status=Table.Status.FINISHED, placings__isnull=False)
         .annotate(ended=Max("games__finished_at"))
         .select_related("round__tournament")
         .order_by("ended", "pk")
     )
-    rated = 0
-    for table in unrated:
-        first = table.games.order_by("number_in_series").first()
-        if first is None or table.ended is None:
-            continue
-        seats = GameContext.of(first).seats
-        players = [seat.player for seat in seats]
-        if None in players:
-            continue  # not a game the services dealt
-        tournament = table.round.tournament
-        rate_table(
-            table.pk,
-            tournament.club_id,
-            tournament.game,
-            [int(p) for p in players if p is not None],
-            table.placings or [],
-            table.ended,
-        )
-        rated += 1
-    return rated
 
 
-__all__ = ["rate_table", "rate_unrated_tables"]
+def _rate(table: Table) -> int:
+    """Rate one finished ``table`` (annotated by :func:`_finished`): 1, or 0 for a table of
+    games the services did not deal (no players in their context)."""
+    first = table.games.order_by("number_in_series").first()
+    ended = getattr(table, "ended", None)
+    if first is None or ended is None:
+        return 0
+    players = [seat.player for seat in GameContext.of(first).seats]
+    if not players or None in players:
+        return 0
+    tournament: Tournament = table.round.tournament
+    rate_table(
+        table.pk,
+        tournament.club_id,
+        tournament.game,
+        [int(p) for p in players if p is not None],
+        table.placings or [],
+        ended,
+        forfeits_in_force(tournament).get(table.round.number, set()),
+    )
+    return 1
+
+
+__all__ = ["rate_table", "rate_unrated_tables", "rerate"]

@@ -37,6 +37,7 @@ from tournaments.services.seeds import (
     round_contributions,
     round_seed,
 )
+from tournaments.standings import forfeits_in_force
 
 
 def _deal_table_game(
@@ -214,6 +215,8 @@ def game_over(game: Game) -> None:
                 [int(p) for p in players if p is not None],
                 table.placings,
                 game.finished_at,
+                # As the standings count it: a forfeited series shares the last place.
+                forfeits_in_force(tournament).get(round_.number, set()),
             )
         # The round's last tables finish one after another: each sees those before it
         # finished (its next statement reads what they committed), so one finishes the
