@@ -183,6 +183,13 @@ def test_a_forfeited_series_is_rated_as_the_standings_count_it_and_again_when_li
     _, _, points = queries.round_points(t)
     (row,) = queries.player_table_results(best)
     assert row["forfeited"] and row["place"] == 3 and row["points"] == points[str(best.pk)][1] == 0
+    # So do the tournament's page and its desk (they listed the raw placings).
+    from django.contrib.auth.models import AnonymousUser
+
+    (line,) = queries.rounds_overview(t, AnonymousUser())[0]["tables"]
+    last = line["placings"][-1]
+    assert last["players"] == [best] and last["place"] == 3 and last["forfeited"]
+    assert not any(p["forfeited"] for p in line["placings"][:-1])
     steps = queries.rating_history(best)[0]["points"]
     assert [s["rating"] for s in steps] == [placed["forfeited"][str(best.pk)].display]
     services.unforfeit(t, best, 1)  # lifted: the series counts as played

@@ -486,6 +486,7 @@ def rounds_overview(tournament: Tournament, user: User | AnonymousUser) -> list[
     # A duplicate round's tables whose games the user may not see: no link to them, which
     # answered 403 (services.access.hidden_tables).
     hidden = hidden_tables(user, tournament)
+    gone = forfeits_in_force(tournament)
     rounds = []
     for round_ in Round.objects.filter(tournament=tournament).order_by("-number"):
         tables = []
@@ -493,10 +494,22 @@ def rounds_overview(tournament: Tournament, user: User | AnonymousUser) -> list[
             at = seats[table.pk]
             placings = []
             if table.placings:
+                # As the standings count them: a forfeited series shares the last place (the
+                # pages listed the raw placings, a no-show first: found by trying).
+                by_id = {str(s.player_id): s.player for s in at}
+                lost = gone.get(round_.number, set())
+                result = forfeited(
+                    TableResult.from_seats([str(s.player_id) for s in at], table.placings), lost
+                )
                 place = 1
-                for group in table.placings:
-                    names = [at[s].player for s in group if s < len(at)]
-                    placings.append({"place": place, "players": names})
+                for group in result.placings:
+                    placings.append(
+                        {
+                            "place": place,
+                            "players": [by_id[p] for p in group],
+                            "forfeited": any(p in lost for p in group),
+                        }
+                    )
                     place += len(group)
             tables.append(
                 {
