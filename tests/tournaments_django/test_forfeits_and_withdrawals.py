@@ -137,6 +137,11 @@ def test_a_player_marked_absent_is_not_seated_even_by_an_automatic_check_in() ->
     services.check_in(t, ann)
     absence = services.mark_absent(t, ann)
     assert absence.round_number == 1
+    # Not among those the seating's confirmation offers to check in (it offered her, and
+    # then seated without her: found by trying).
+    from tournaments.services.rounds import unchecked_players
+
+    assert ann not in unchecked_players(t)
     assert not CheckIn.objects.filter(tournament=t, player=ann).exists()
     first = services.start_round(t, auto_check_in=True, rng=random.Random(1))
     assert not TableSeat.objects.filter(table__round=first, player=ann).exists()

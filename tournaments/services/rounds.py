@@ -440,10 +440,17 @@ def unchecked_players(tournament: Tournament, number: int | None = None) -> list
     """The active registered people not checked in for round ``number`` (default: the next).
 
     What seating would leave out without auto check-in (bots always count as checked in).
+    A player marked absent for the round is not among them: an automatic check-in skips
+    them too (the seating's confirmation offered to check them in, and seated without
+    them: found by trying).
     """
     number = next_round_number(tournament) if number is None else number
     checked = set(
         CheckIn.objects.filter(tournament=tournament, round_number=number).values_list(
+            "player_id", flat=True
+        )
+    ) | set(
+        Absence.objects.filter(tournament=tournament, round_number=number).values_list(
             "player_id", flat=True
         )
     )
