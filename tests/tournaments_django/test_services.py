@@ -165,6 +165,16 @@ def test_a_round_needs_enough_players_checked_in() -> None:
 # -- seating and the organiser's hand -------------------------------------------------------
 
 
+def test_seating_the_last_round_twice_says_it_is_seated_not_that_every_round_was_had() -> None:
+    # A double click of Seat on the last round said "has had all its 1 rounds" (found by
+    # trying), where the round before the last is told it is seated and not begun.
+    club = factories.club()
+    t = factories.tournament(club, factories.bots(club, 4), rounds=1)
+    services.start_round(t, rng=random.Random(3))
+    with pytest.raises(ServiceError, match="round 1 is seated and has not begun"):
+        services.start_round(t)
+
+
 def test_a_seated_round_has_tables_and_seats_but_no_game_until_it_begins() -> None:
     club = factories.club()
     t = factories.tournament(club, factories.bots(club, 9), table_preferred=4)

@@ -236,37 +236,38 @@ def start_round(
         tournament = _lock(tournament)
         rounds = _rounds(tournament)
         number = len(rounds) + 1
+        last = rounds[-1] if rounds else None
+        # A seated round first: a second click of Seat on the last round said the
+        # tournament had had all its rounds, though the round had not begun (found by trying).
+        if last is not None and last.status == Round.Status.SEATED:
+            raise ServiceError(
+                gettext(
+                    "round %(last_number)s is seated and has not begun: begin it "
+                    "(swap players first to change its seating; the tournament's "
+                    "desk page can also seat it again)"
+                )
+                % {"last_number": last.number},
+                "tournament",
+            )
         if tournament.status == Tournament.Status.FINISHED or number > tournament.rounds:
             raise ServiceError(
                 gettext("%(tournament)s has had all its %(rounds)s rounds")
                 % {"tournament": tournament.name, "rounds": tournament.rounds},
                 "tournament",
             )
-        if rounds:
-            last = rounds[-1]
-            if last.status == Round.Status.SEATED:
-                raise ServiceError(
-                    gettext(
-                        "round %(last_number)s is seated and has not begun: begin it "
-                        "(swap players first to change its seating; the tournament's "
-                        "desk page can also seat it again)"
-                    )
-                    % {"last_number": last.number},
-                    "tournament",
+        if last is not None and last.status == Round.Status.PLAYING:
+            busy = Table.objects.filter(round=last).exclude(status=Table.Status.FINISHED)
+            raise ServiceError(
+                ngettext(
+                    "round %(number)s cannot start: round %(last_number)s still"
+                    " has %(count)s table(s) playing",
+                    "round %(number)s cannot start: round %(last_number)s still"
+                    " has %(count)s table(s) playing",
+                    busy.count(),
                 )
-            if last.status == Round.Status.PLAYING:
-                busy = Table.objects.filter(round=last).exclude(status=Table.Status.FINISHED)
-                raise ServiceError(
-                    ngettext(
-                        "round %(number)s cannot start: round %(last_number)s still"
-                        " has %(count)s table(s) playing",
-                        "round %(number)s cannot start: round %(last_number)s still"
-                        " has %(count)s table(s) playing",
-                        busy.count(),
-                    )
-                    % {"number": number, "last_number": last.number, "count": busy.count()},
-                    "tournament",
-                )
+                % {"number": number, "last_number": last.number, "count": busy.count()},
+                "tournament",
+            )
         constraints = _constraints(tournament, fixed, apart)
         players = _participants(tournament, number, auto_check_in)
         round_ = Round.objects.create(tournament=tournament, number=number)
