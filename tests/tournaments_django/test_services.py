@@ -438,7 +438,7 @@ def test_drops_wait_for_the_round_being_played_and_unseat_a_seated_round() -> No
     (ann,) = factories.people(club, ["Ann"])
     t = factories.tournament(club, [*players, ann], rounds=2, table_preferred=3)
     round_ = services.begin_round(services.start_round(t, auto_check_in=True))
-    with pytest.raises(ServiceError, match="round 1 is being played: drop Bot 00 after it"):
+    with pytest.raises(ServiceError, match="round 1 is being played: Bot 00 can drop out once it"):
         services.drop(t, players[0])
     # Ann does not play: finish round 1 by hand for her table's games.
     from tests.service.play import play

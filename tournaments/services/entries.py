@@ -169,7 +169,7 @@ def check_drop(tournament: Tournament, player: PlayerRef) -> Registration:
     playing = [r for r in _rounds(tournament) if r.status == Round.Status.PLAYING]
     if playing:
         raise ServiceError(
-            gettext("round %(value)s is being played: drop %(who)s after it finishes")
+            gettext("round %(value)s is being played: %(who)s can drop out once it finishes")
             % {"value": playing[0].number, "who": who.name},
             "player",
         )
