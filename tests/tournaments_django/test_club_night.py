@@ -200,3 +200,31 @@ def test_a_late_player_with_no_room_and_no_partner_gets_a_bye_and_a_bye_makes_a_
     round_.refresh_from_db()
     assert round_.byes == []
     assert TableSeat.objects.filter(table__round=round_, table__number=2).count() == 2
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("Ann", "ann"), ("Аня", "аня"), ("Ann", " ANN "), ("Zoë", "Zoe\u0308")],
+)
+def test_a_player_whose_name_differs_only_in_case_or_spelling_of_a_letter_is_refused(
+    first: str, second: str
+) -> None:
+    # "ann" beside "Ann" made two players an organiser could not tell apart on a list,
+    # and the drop command took the first of them (found by trying).
+    club = factories.club()
+    services.add_player(club, first)
+    with pytest.raises(ServiceError, match="already has a player called"):
+        services.add_player(club, second)
+    assert Player.objects.filter(club=club).count() == 1
+
+
+@pytest.mark.parametrize("name", ["\u200b", " \u200b\u200d ", "\u2060", "\t"])
+def test_a_name_with_nothing_that_shows_is_no_name(name: str) -> None:
+    # A tournament named "\u200b" was made, and listed with a name no one could see.
+    club = factories.club()
+    with pytest.raises(ServiceError, match="needs a name"):
+        services.add_player(club, name)
+    with pytest.raises(ServiceError, match="needs a name"):
+        services.create_tournament(club, name, "bhabhi", 1)
+    with pytest.raises(ServiceError, match="needs a name"):
+        services.create_club(name)

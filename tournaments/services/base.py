@@ -9,6 +9,9 @@ workers serialise instead of deadlocking.
 
 from __future__ import annotations
 
+import unicodedata
+from typing import Any
+
 from django.utils.translation import gettext
 
 from engine.contract import said
@@ -51,6 +54,27 @@ def _positive(
         % bounds,
         name,
     )
+
+
+def written_name(text: str | None) -> str:
+    """A name as typed, kept: Unicode's composed form (NFC), without the spaces around it;
+    ``""`` if nothing in it shows (spaces, or only invisible characters such as a
+    zero-width space, which made a tournament no one could see the name of: found by
+    trying), which the callers refuse as a missing name."""
+    name = unicodedata.normalize("NFC", text or "").strip()
+    shown = [c for c in name if not c.isspace() and unicodedata.category(c) not in ("Cf", "Cc")]
+    return name if shown else ""
+
+
+def same_name_taken(club: Any, name: str) -> bool:
+    """Whether a player of ``club`` is called ``name`` up to case: "ann" beside "Ann" was
+    two players whom the organiser could not tell apart on a list (found by trying).
+
+    Compared in Python: SQLite's ``LOWER`` and ``LIKE`` fold ASCII letters only, and
+    «Аня» beside «аня» is the same mistake.  A club's names, an organiser's action."""
+    wanted = name.casefold()
+    names = Player.objects.filter(club=club).values_list("name", flat=True)
+    return any(other.casefold() == wanted for other in names.iterator())
 
 
 def _lock(tournament: Tournament) -> Tournament:

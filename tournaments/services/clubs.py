@@ -19,12 +19,12 @@ from engine.contract import said
 from engine.registry import all_games
 from tournaments import sql
 from tournaments.models import AccountLanguage, Club, LoginLinkChange, Player
-from tournaments.services.base import ServiceError
+from tournaments.services.base import ServiceError, same_name_taken, written_name
 
 
 def create_club(name: str, *, slug: str | None = None, organisers: Iterable[User] = ()) -> Club:
     """A new club; ``slug`` defaults to the name slugified."""
-    name = (name or "").strip()
+    name = written_name(name)
     if not name:
         raise ServiceError(gettext("a club needs a name"), "name")
     slug = slugify(slug if slug is not None else name)[:60]
@@ -62,7 +62,7 @@ def add_player(
 
     A login given is the first entry of :class:`LoginLinkChange` (``by`` who asked).
     """
-    name = (name or "").strip()
+    name = written_name(name)
     if not name:
         raise ServiceError(gettext("a player needs a name"), "name")
     if bot_level and bot_level not in known_bot_levels():
@@ -74,7 +74,7 @@ def add_player(
     if bot_level and user is not None:
         raise ServiceError(gettext("a bot cannot be linked to a login"), "user")
     with transaction.atomic():
-        if Player.objects.filter(club=club, name=name).exists():
+        if same_name_taken(club, name):
             raise ServiceError(
                 gettext("%(club)s already has a player called %(name)s")
                 % {"club": club, "name": said(name)},
@@ -343,10 +343,10 @@ def sign_up(token: str, name: str, username: str, password: str) -> Player:
                     "organiser for the new one"
                 )
             )
-        if (name or "").strip() and Player.objects.filter(club=club, name=name.strip()).exists():
+        if written_name(name) and same_name_taken(club, written_name(name)):
             raise ServiceError(
                 gettext("%(club)s already has a player called %(strip)s: add your surname")
-                % {"club": club, "strip": said(name.strip())},
+                % {"club": club, "strip": said(written_name(name))},
                 "name",
             )
         user = _new_login(username, password)

@@ -12,7 +12,7 @@ from engine.contract import said
 from engine.registry import all_games, get_game
 from engine.series import SeriesError, SeriesFormat
 from tournaments.models import Club, Player, Round, Tournament
-from tournaments.services.base import ServiceError, _lock, _positive
+from tournaments.services.base import ServiceError, _lock, _positive, written_name
 from tournaments.words import say
 
 #: A tournament's bounds, asked here and offered by the page's form and the API alike
@@ -132,7 +132,7 @@ def _checked_settings(
 ) -> dict[str, Any]:
     """A tournament's settings checked and completed with the game's defaults."""
     _positive(first_turn_grace, "first_turn_grace", least=0, most=MOST_FIRST_TURN_GRACE)
-    name = (name or "").strip()
+    name = written_name(name)
     if not name:
         raise ServiceError(gettext("a tournament needs a name"), "name")
     try:
