@@ -188,3 +188,15 @@ def test_a_timeout_forfeit_recorded_after_its_table_finished_rates_the_table_aga
     after = club_ratings(club, "bhabhi")
     assert after == club_ratings(club, "bhabhi", from_events=True) != before
     assert min(after.values(), key=lambda r: r.ordinal) == after[str(best.player_id)]
+
+
+def test_registering_a_player_who_dropped_out_says_so_not_that_they_are_registered() -> None:
+    # "Eve is already registered" answered an organiser trying to take back a drop
+    # (found by trying): the entry is there, dropped, and a drop is not taken back.
+    club = factories.club()
+    robots = factories.bots(club, 4)
+    t = factories.tournament(club, robots, rounds=2, table_max=4)
+    factories.play_round(t, rng=random.Random(1))
+    services.drop(t, robots[0])
+    with pytest.raises(services.ServiceError, match="dropped out of .* after round 1: a drop"):
+        services.register(t, robots[0])

@@ -57,7 +57,18 @@ def register(
                 },
                 "player",
             )
-        if Registration.objects.filter(tournament=tournament, player=who).exists():
+        entered = Registration.objects.filter(tournament=tournament, player=who).first()
+        if entered is not None and entered.dropped_after is not None:
+            # Not "already registered": the entry is there, dropped (found by trying).
+            raise ServiceError(
+                gettext(
+                    "%(who)s dropped out of %(tournament)s after round %(number)s: a drop"
+                    " is not taken back"
+                )
+                % {"who": who.name, "tournament": tournament.name, "number": entered.dropped_after},
+                "player",
+            )
+        if entered is not None:
             raise ServiceError(
                 gettext("%(who)s is already registered in %(tournament)s")
                 % {"who": who.name, "tournament": tournament.name},

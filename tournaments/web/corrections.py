@@ -92,7 +92,8 @@ def _withdraw_question(t: Tournament, data: Any) -> str:
     return (
         _(
             "Withdraw %(player)s from %(tournament)s? Round 1 has begun, so they drop out:"
-            " they keep their results, marked dropped, and are not seated again."
+            " they keep their results, marked dropped, and are not seated again. This cannot"
+            " be undone."
         )
         % names
     )
@@ -198,7 +199,8 @@ def _drop_question(t: Tournament, data: Any) -> str:
     done = services.next_round_number(t) - 1
     return _(
         "Drop %(player)s from %(tournament)s? They keep their results so far, marked “dropped"
-        " after round %(number)s” in the standings, and are not seated again."
+        " after round %(number)s” in the standings, and are not seated again. This cannot be"
+        " undone."
     ) % {"player": who.name, "tournament": t.name, "number": done}
 
 
