@@ -434,6 +434,8 @@ def test_a_duplicate_round_s_games_are_shown_to_their_players_and_organisers_alo
                     assert "duplicate deal" in text, (name, path, text[:300])
             table = client.get(f"/tables/{game.table_id}/").content.decode()
             assert "data-card" not in table and "duplicate deal" in table, (name, game.table_id)
+            # Nor does the table's page link its games, which answer 403 (found by trying).
+            assert f"/games/{game.pk}/" not in table, (name, game.table_id)
             # The push channel refuses a follow of it as the API does.
             consumer = push.PushConsumer()
             user = world.users[name] if name in world.users else AnonymousUser()
