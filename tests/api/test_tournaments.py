@@ -331,6 +331,16 @@ def test_a_give_away_deal_limit_is_set_explicitly_and_shown_in_the_api(
     status, limited = create(api, world, game="give_away", name="Bounded", series=series)
     assert status == 201 and limited["series"] == series | {"points": None}
     assert api.get(f"/api/v1/tournaments/{limited['id']}")[1]["series"] == limited["series"]
+    # A table says its series as its tournament does: every key, null where there is none
+    # (a table's left "deal_limit" out: found by trying).
+    for tournament, shown in ((plain, off), (limited, limited["series"])):
+        players = [world.players[n] for n in ("alice", "bob")]
+        made = Tournament.objects.get(pk=tournament["id"])
+        for player in players:
+            services.register(made, player)
+        round_ = services.start_round(made, auto_check_in=True)
+        table = round_.tables.get()
+        assert api.get(f"/api/v1/tables/{table.pk}")[1]["series"] == shown
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tournaments.api.serializers.common import BOT_HELP, BodySerializer, WholeNumberField
-from tournaments.api.serializers.tournaments import TableSummarySerializer
+from tournaments.api.serializers.tournaments import SeriesSerializer, TableSummarySerializer
 from tournaments.models import Game, Table
 from tournaments.play.context import GameContext, table_id_of
 
@@ -121,7 +121,9 @@ class GameSummarySerializer(serializers.ModelSerializer[Game]):
 class TableSerializer(TableSummarySerializer):
     tournament = WholeNumberField(source="round.tournament_id", read_only=True)
     round = WholeNumberField(source="round.number", read_only=True)
-    series = serializers.SerializerMethodField()
+    # As the tournament's, every key shown (a series without a deal limit left
+    # "deal_limit" out here, where the tournament said null: found by trying).
+    series = SeriesSerializer(source="round.tournament.series", read_only=True)
     scores = serializers.SerializerMethodField(
         help_text="Each seat's series score over the finished games (higher is better)."
     )
@@ -140,10 +142,6 @@ class TableSerializer(TableSummarySerializer):
             "games",
         ]
         read_only_fields = fields
-
-    def get_series(self, table: Table) -> dict[str, Any]:
-        series: dict[str, Any] = table.round.tournament.series
-        return series
 
     def get_scores(self, table: Table) -> list[float]:
         from engine.series import SeriesFormat, scores
