@@ -449,7 +449,12 @@ def _as_bool(move: dict[str, Any]) -> dict[str, Any]:
             None,
         ),
         (lambda r: {"game": ["old_maid"]}, "game", 'unknown game ["old_maid"]', None),
-        (lambda r: {"seats": 2.0}, "seats", "a whole number (a JSON number such as 3), not 2.0", None),
+        (
+            lambda r: {"seats": 2.0},
+            "seats",
+            "a whole number (a JSON number such as 3), not 2.0",
+            None,
+        ),
         (lambda r: {"dealer": bool(r["dealer"])}, "dealer", "the dealer must be a seat", None),
         (lambda r: {"options": []}, "options", "options must be an object", None),
         (lambda r: {"deck": "".join(r["deck"])}, "deck", "deck must be a list", None),

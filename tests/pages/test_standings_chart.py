@@ -88,3 +88,14 @@ def test_every_line_is_labelled_and_named_on_hover_and_no_label_is_cut_off() -> 
     # The whole name is on hover (the line's title), with the points after each round.
     assert f"<title>{long}: 1 in all after round 3 (R1 1, R2 1, R3 1)</title>" in svg
     assert "Ann Longname" in svg and "…" in svg
+
+
+def test_points_are_rounded_half_up_as_people_round_them() -> None:
+    # 5/8 showed as 0.62 (a float's format rounds to even) beside a CSV that said 0.625
+    # (found by trying).
+    from fractions import Fraction
+
+    from tournaments.templatetags.charts import points
+
+    shown = [points(v) for v in (Fraction(5, 8), Fraction(5, 3), Fraction(1, 2), 0.125, 2, None)]
+    assert shown == ["0.63", "1.67", "0.5", "0.13", "2", ""]

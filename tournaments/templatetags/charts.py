@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -33,7 +34,14 @@ def points(value: Fraction | float | int | None) -> str:
     locale's decimal separator)."""
     if value is None:
         return ""
-    text = f"{float(value):.2f}".rstrip("0").rstrip(".")
+    # Rounded half up from the exact value, as people round: 5/8 is 0.63 (a float's
+    # format rounds 0.625 to even, 0.62, beside a standings CSV that said 0.625).
+    exact = (
+        Decimal(value.numerator) / Decimal(value.denominator)
+        if isinstance(value, Fraction)
+        else Decimal(str(value))
+    )
+    text = str(exact.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)).rstrip("0").rstrip(".")
     if text in ("", "-0"):
         return "0"
     return number_format(text, decimal_pos=len(text.partition(".")[2]) or None)
