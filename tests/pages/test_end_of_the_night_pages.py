@@ -99,7 +99,9 @@ def test_the_desk_forfeits_and_lifts_a_series_and_the_standings_mark_it(world: W
     page = org.get(f"/tournaments/{t.pk}/").content.decode()
     assert "forfeit" in page and "(round 1)" in page
     rows = list(
-        csv.reader(io.StringIO(org.get(f"/tournaments/{t.pk}/standings.csv").content.decode()))
+        csv.reader(
+            io.StringIO(org.get(f"/tournaments/{t.pk}/standings.csv").content.decode("utf-8-sig"))
+        )
     )
     line = next(r for r in rows if r[1] == winner.name)
     assert line[rows[0].index("forfeits")] == "1" and line[rows[0].index("forfeited_rounds")] == "1"
@@ -130,7 +132,9 @@ def test_the_standings_export_as_csv_with_names_points_and_tie_breaks(world: Wor
     answer = world.client().get(f"/tournaments/{t.pk}/standings.csv")
     assert answer["Content-Type"].startswith("text/csv")
     assert "attachment;" in answer["Content-Disposition"]
-    rows = list(csv.reader(io.StringIO(answer.content.decode())))
+    # A byte order mark first, so that Excel reads the names as UTF-8 (it garbled them).
+    assert answer.content.startswith("\ufeff".encode())
+    rows = list(csv.reader(io.StringIO(answer.content.decode("utf-8-sig"))))
     assert rows[0][:4] == ["rank", "player", "points", "opponents_points"]
     assert sorted(r[1] for r in rows[1:]) == sorted(b.name for b in world.bots[:3])
     assert sum(float(r[2]) for r in rows[1:]) == pytest.approx(1.5)  # a table of 3 hands out 3/2
@@ -146,7 +150,9 @@ def test_a_name_that_reads_as_a_formula_is_exported_as_text(world: World) -> Non
         bot.save(update_fields=["name"])
     rows = list(
         csv.reader(
-            io.StringIO(world.client().get(f"/tournaments/{t.pk}/standings.csv").content.decode())
+            io.StringIO(
+                world.client().get(f"/tournaments/{t.pk}/standings.csv").content.decode("utf-8-sig")
+            )
         )
     )
     shown = {r[1] for r in rows[1:]}

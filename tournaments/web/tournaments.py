@@ -249,6 +249,9 @@ def standings_csv(request: HttpRequest, tournament_id: int) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     slug = slugify(tournament.name) or f"tournament-{tournament.pk}"
     response["Content-Disposition"] = f'attachment; filename="{slug}-standings.csv"'
+    # A byte order mark first: Excel reads a CSV without one in the system's code page, and
+    # showed every Cyrillic name garbled (found by trying).  Programs read it as utf-8-sig.
+    response.write("\ufeff")
     csv.writer(response).writerows(queries.standings_csv_rows(tournament))
     return response
 
