@@ -212,6 +212,20 @@ def test_the_organiser_sees_running_clocks_timeouts_and_gives_a_seat_back(world:
     assert "is theirs again" in given.content.decode()
     row.refresh_from_db()
     assert row.autoplay is False
+    # Once the table has finished its seats are no longer in trouble: the list of them
+    # kept every earlier round's bot for the evening (found by trying); the timeouts stay.
+    row.autoplay = True
+    row.save()
+    from tournaments.management.commands.play_bots import run_all_bots
+
+    table = row.table
+    run_all_bots(tournament)
+    table.refresh_from_db()
+    assert table.status == "finished"
+    page = (
+        world.client(world.organiser).get(f"/tournaments/{tournament.pk}/manage").content.decode()
+    )
+    assert "Timeouts (latest first)" in page and "a bot plays the seat" not in page
 
 
 def test_finished_tournaments_show_final_standings_to_the_organiser(world: PageWorld) -> None:

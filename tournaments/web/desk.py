@@ -40,6 +40,7 @@ from tournaments.models import (
     Game,
     Player,
     Round,
+    Table,
     TableSeat,
     Tournament,
 )
@@ -133,6 +134,9 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
     troubled = list(
         TableSeat.objects.filter(table__round__tournament=tournament)
         .filter(Q(autoplay=True) | Q(timeouts_in_a_row__gt=0))
+        # The seats in trouble now: a finished table's stayed listed for the rest of the
+        # evening, every earlier round's bot (found by trying); its timeouts stay below.
+        .exclude(table__status=Table.Status.FINISHED)
         .exclude(table_id__in=hidden)
         .select_related("player", "table__round")
     )
