@@ -172,6 +172,9 @@ def test_a_late_check_in_takes_an_empty_seat_without_moving_anyone() -> None:
     assert services.late_players(round_) == []
     with pytest.raises(ServiceError, match="not waiting for a seat"):
         services.seat_late(round_, bo)
+    # A second click of Seat for Ann: she is seated (it said to check her in first).
+    with pytest.raises(ServiceError, match="Ann is seated already, at table 1 of round 1"):
+        services.seat_late(round_, ann)
 
 
 def test_late_players_enough_for_a_table_get_a_new_one() -> None:

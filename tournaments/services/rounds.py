@@ -511,6 +511,13 @@ def seat_late(
         late = late_players(round_)
         if player is not None:
             who = _player(tournament, player)
+            seated = TableSeat.objects.filter(table__round=round_, player=who).first()
+            if seated is not None:  # a second click of Seat: not "check them in first"
+                raise ServiceError(
+                    gettext("%(who)s is seated already, at table %(table)s of round %(number)s")
+                    % {"who": who.name, "table": seated.table.number, "number": round_.number},
+                    "player",
+                )
             if who.pk not in {p.pk for p in late}:
                 raise ServiceError(
                     gettext(
