@@ -289,6 +289,31 @@ def test_a_player_withdraws_before_round_1_and_drops_out_after_it(
     assert Registration.objects.filter(player_id=bob, dropped_after__isnull=True).exists()
 
 
+def test_an_organiser_changes_a_tournament_s_settings_and_after_seating_its_name_only(
+    world: ClubWorld, api: Api
+) -> None:
+    """``PATCH /tournaments/{id}``: the API had no way to change a tournament, and the page
+    none to rename one once a round was seated, which the service allows (found by trying)."""
+    status, tournament = create(api, world, rounds=2, table_min=2, table_max=2)
+    path = f"/api/v1/tournaments/{tournament['id']}"
+    org = world.tokens["org"]
+    assert api.patch(path, {"name": "Renamed"})[0] == 401
+    assert api.patch(path, {"name": "Renamed"}, token=world.tokens["alice"])[0] == 403
+    status, changed, _ = api.patch(path, {"rounds": 3, "turn_seconds": 45}, token=org)
+    assert status == 200 and (changed["rounds"], changed["turn_seconds"]) == (3, 45)
+    assert changed["name"] == tournament["name"] and changed["table_max"] == 2  # kept
+    status, problem, _ = api.patch(path, {"club": 2}, token=org)
+    assert status == 400 and problem["field"] == "club"
+    for name in ("alice", "bob"):
+        services.register(Tournament.objects.get(pk=tournament["id"]), world.players[name])
+    assert api.post(f"{path}/rounds", {"auto_check_in": True}, token=org)[0] == 201
+    status, problem, _ = api.patch(path, {"rounds": 4}, token=org)
+    assert status == 422 and problem["field"] == "rounds", problem
+    status, renamed, _ = api.patch(path, {"name": "  Friday, renamed "}, token=org)
+    assert status == 200 and renamed["name"] == "Friday, renamed" and renamed["rounds"] == 3
+    assert api.get(path)[1] == renamed
+
+
 def test_start_round_takes_the_organisers_constraints(world: ClubWorld, api: Api) -> None:
     status, tournament = create(api, world, rounds=1, table_min=2, table_max=2)
     base = f"/api/v1/tournaments/{tournament['id']}"

@@ -61,6 +61,7 @@ from tournaments.api.serializers.tournaments import (
     StartRoundSerializer,
     SwapSerializer,
     TableSummarySerializer,
+    TournamentChangeSerializer,
     TournamentCreateSerializer,
     TournamentSerializer,
 )
@@ -110,6 +111,7 @@ __all__ = [
     "TokenCreateSerializer",
     "TokenCreatedSerializer",
     "TokenSerializer",
+    "TournamentChangeSerializer",
     "TournamentCreateSerializer",
     "TournamentSerializer",
     "TournamentStreamEventSerializer",

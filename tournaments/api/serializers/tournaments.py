@@ -96,6 +96,13 @@ class TournamentCreateSerializer(BodySerializer):
     )
 
 
+class TournamentChangeSerializer(TournamentCreateSerializer):
+    """The settings to change, each optional: any before a round is seated, then the name
+    alone (a tournament's club does not change)."""
+
+    club = None  # type: ignore[assignment]
+
+
 class RegistrationSerializer(serializers.ModelSerializer[Registration]):
     name = serializers.CharField(source="player.name", read_only=True)
 

@@ -31,6 +31,7 @@ from tournaments.api.serializers import (
     RegisterSerializer,
     RegistrationSerializer,
     StandingSerializer,
+    TournamentChangeSerializer,
     TournamentCreateSerializer,
     TournamentSerializer,
 )
@@ -114,6 +115,25 @@ class TournamentDetailView(generics.RetrieveAPIView[Tournament]):
     queryset = _tournaments()
     serializer_class = TournamentSerializer
     lookup_url_kwarg = "tournament_id"
+
+    @signed_in_only
+    @extend_schema(
+        summary="Change a tournament's settings (organisers)",
+        description="Any setting before a round is seated; then only its name (a change of"
+        " another is refused, 422). The settings not sent stay as they are.",
+        parameters=[TOURNAMENT_ID],
+        request=TournamentChangeSerializer,
+        responses=TournamentSerializer,
+        tags=["tournaments"],
+    )
+    def patch(self, request: Request, tournament_id: int) -> Response:
+        tournament = tournament_or_404(tournament_id)
+        signed_in(request)  # 401 before the body is read: a write needs a login
+        require_organiser(request, tournament.club)
+        body = TournamentChangeSerializer(data=request.data, partial=True)
+        body.is_valid(raise_exception=True)
+        services.update_tournament(tournament, **body.validated_data)
+        return Response(TournamentSerializer(_tournaments().get(pk=tournament.pk)).data)
 
 
 def _club_player(tournament: Tournament, player_id: int) -> Player:
