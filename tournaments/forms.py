@@ -71,6 +71,12 @@ class SeriesSelect(forms.Select):
         return option
 
 
+class RenameTournamentForm(forms.Form):
+    """A tournament's name, the one setting that changes once a round is seated."""
+
+    name = forms.CharField(max_length=120, label=pgettext_lazy("tournament", "Name"))
+
+
 class TournamentForm(forms.Form):
     """A new tournament: its club, game, rounds and how tables play."""
 

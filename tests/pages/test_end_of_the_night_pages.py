@@ -62,8 +62,16 @@ def test_a_tournament_is_edited_with_the_create_form_until_round_one_is_seated(
     for bot in world.bots[:3]:
         services.register(t, bot)
     services.start_round(t, auto_check_in=True)
-    refused = org.get(f"/tournaments/{t.pk}/edit", follow=True).content.decode()
-    assert "has seated rounds: its settings can no longer change" in refused
+    # Once a round is seated the page changes its name only (it refused every change, a
+    # misspelt name included: found by trying).
+    named = org.get(f"/tournaments/{t.pk}/edit").content.decode()
+    assert "Round 1 is seated" in named and 'name="rounds"' not in named
+    saved = org.post(f"/tournaments/{t.pk}/edit", {"name": "Quiz Night, fixed", "rounds": 9})
+    assert saved.status_code == 302
+    t.refresh_from_db()
+    assert (t.name, t.rounds) == ("Quiz Night, fixed", 3)
+    blank = org.post(f"/tournaments/{t.pk}/edit", {"name": "\u200b"}).content.decode()
+    assert "needs a name" in blank
 
 
 def test_a_tournament_that_has_not_started_is_deleted_after_confirmation(world: World) -> None:

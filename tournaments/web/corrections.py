@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
 from tournaments import services
-from tournaments.forms import ReseatForm, TournamentForm
+from tournaments.forms import RenameTournamentForm, ReseatForm, TournamentForm
 from tournaments.models import Player, Round, Table, TableSeat, Tournament
 from tournaments.services import queries
 from tournaments.services.access import organised_clubs
@@ -393,12 +393,26 @@ def tournament_edit(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """The create form as an edit form, while no round is seated."""
     tournament = _organised(request, tournament_id)
     if Round.objects.filter(tournament=tournament).exists():
-        messages.error(
+        # Its name alone, which the service allows: the page refused every change once a
+        # round was seated, a misspelt name included (found by trying).
+        renamed = RenameTournamentForm(request.POST or None, initial={"name": tournament.name})
+        if request.method == "POST" and renamed.is_valid():
+            try:
+                services.update_tournament(tournament, name=renamed.cleaned_data["name"])
+            except services.ServiceError as error:
+                renamed.add_error("name", error.message)
+            else:
+                messages.success(
+                    request,
+                    _("The settings of %(tournament)s are saved.")
+                    % {"tournament": tournament.name},
+                )
+                return redirect("tournament-manage", tournament_id=tournament.pk)
+        return render(
             request,
-            _("%(tournament)s has seated rounds: its settings can no longer change.")
-            % {"tournament": tournament.name},
+            "organise/create.html",
+            {"form": renamed, "editing": tournament, "name_only": True, "defaults": []},
         )
-        return redirect("tournament-manage", tournament_id=tournament.pk)
     clubs = organised_clubs(request.user).filter(pk=tournament.club_id)
     form = TournamentForm(request.POST or None, clubs=clubs, initial=_initial(tournament))
     if request.method == "POST" and form.is_valid():
