@@ -505,6 +505,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "filters": {"refusals": {"()": "parlour.logs.RefusalsWithoutTraceback"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "loggers": {"django.request": {"filters": ["refusals"]}},
+    "loggers": {
+        # Django's own console handler (on under DEBUG) wrote every django.* line a second
+        # time beside the root's (found by trying): the root's alone writes them.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "django.request": {"filters": ["refusals"]},
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }

@@ -19,6 +19,25 @@ from tests.factories import ClubWorld, club_world
 HIGH_RATES = {"address": "100000/min", "anon": "100000/min", "token": "100000/min"}
 
 
+@pytest.fixture
+def unthrottled(settings: Any) -> Iterator[None]:
+    """No request rates at all, for the tests through ``parlour.asgi``: other tests'
+    requests from this address share the (Redis) rate counts."""
+    rest = dict(settings.REST_FRAMEWORK)
+    rest["DEFAULT_THROTTLE_RATES"] = {"address": None, "anon": None, "token": None}
+    settings.REST_FRAMEWORK = rest
+    yield
+
+
+def asgi_headers(token: str | None) -> list[tuple[bytes, bytes]]:
+    """A request's or a handshake's headers through ``parlour.asgi``: the test server's host
+    and, with ``token``, its bearer."""
+    headers = [(b"host", b"testserver")]
+    if token:
+        headers.append((b"authorization", f"Bearer {token}".encode()))
+    return headers
+
+
 @pytest.fixture(autouse=True)
 def _api_settings(settings: Any) -> Iterator[None]:
     """Generous rates, and a fast password hasher (the tests make many logins)."""

@@ -16,7 +16,6 @@ import asyncio
 import json
 import random
 from collections import Counter
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -26,7 +25,7 @@ from asgiref.testing import ApplicationCommunicator
 from django.db import OperationalError, connection, connections
 from django.test.utils import CaptureQueriesContext
 
-from tests.api.conftest import Api, timeless
+from tests.api.conftest import Api, asgi_headers, timeless
 from tests.factories import ClubWorld, tournament_game
 from tournaments.api import push, waiting
 from tournaments.api.authentication import create_token
@@ -41,12 +40,8 @@ FOLLOWERS = ("alice", "bob", "carol", "dave", "org", None)
 
 
 @pytest.fixture(autouse=True)
-def _settings(settings: Any) -> Iterator[None]:
-    # Other tests' requests from this address share the (Redis) rate counts.
-    rest = dict(settings.REST_FRAMEWORK)
-    rest["DEFAULT_THROTTLE_RATES"] = {"address": None, "anon": None, "token": None}
-    settings.REST_FRAMEWORK = rest
-    yield
+def _settings(unthrottled: None) -> None:
+    pass
 
 
 class Follower:
@@ -55,9 +50,7 @@ class Follower:
     def __init__(self, token: str | None) -> None:
         from parlour.asgi import application
 
-        headers = [(b"host", b"testserver")]
-        if token is not None:
-            headers.append((b"authorization", f"Bearer {token}".encode()))
+        headers = asgi_headers(token)
         scope = {"type": "websocket", "path": "/api/v1/ws", "headers": headers}
         self.talk = ApplicationCommunicator(application, {**scope, "subprotocols": []})
         self.frames: list[dict[str, Any]] = []

@@ -12,25 +12,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from asgiref.testing import ApplicationCommunicator
 
-from tests.api.conftest import Api
+from tests.api.conftest import Api, asgi_headers
 from tests.factories import ClubWorld, seat_of_name, tournament_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(autouse=True)
-def _settings(settings: Any) -> Iterator[None]:
-    # Other tests' requests from this address share the (Redis) rate counts.
-    rest = dict(settings.REST_FRAMEWORK)
-    rest["DEFAULT_THROTTLE_RATES"] = {"address": None, "anon": None, "token": None}
-    settings.REST_FRAMEWORK = rest
-    yield
+def _settings(unthrottled: None) -> None:
+    pass
 
 
 class Socket:
@@ -39,9 +34,7 @@ class Socket:
     def __init__(self, token: str | None) -> None:
         from parlour.asgi import application
 
-        headers = [(b"host", b"testserver")]
-        if token is not None:
-            headers.append((b"authorization", f"Bearer {token}".encode()))
+        headers = asgi_headers(token)
         scope = {"type": "websocket", "path": "/api/v1/ws", "headers": headers}
         self.talk = ApplicationCommunicator(application, {**scope, "subprotocols": []})
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests import factories
 from tests.api.conftest import Api
 from tests.factories import ClubWorld, club_world
 from tests.service.play import play
@@ -279,6 +280,7 @@ def test_a_player_withdraws_before_round_1_and_drops_out_after_it(
     assert seated == {world.players[n].pk for n in ("alice", "bob")}
     status, problem, _ = api.delete(f"{base}/registrations/{dave}", token=world.tokens["org"])
     assert status == 422 and problem["field"] == "player", problem  # not registered now
+    assert api.delete(f"{base}/registrations/999999", token=world.tokens["org"])[0] == 404
     players = {r["player"] for r in api.get(f"{base}/registrations")[1]["results"]}
     assert players == seated
     # Once round 1 has begun a registration is not taken back: the player drops out.
@@ -312,6 +314,22 @@ def test_an_organiser_changes_a_tournament_s_settings_and_after_seating_its_name
     status, renamed, _ = api.patch(path, {"name": "  Friday, renamed "}, token=org)
     assert status == 200 and renamed["name"] == "Friday, renamed" and renamed["rounds"] == 3
     assert api.get(path)[1] == renamed
+
+
+def test_the_standings_say_how_many_series_a_player_forfeited(world: ClubWorld, api: Api) -> None:
+    """A player first at a table had the last place's points with no word why: the pages
+    and the CSV said forfeit, the API nothing (found by trying)."""
+    from tournaments.management.commands.play_bots import run_all_bots
+
+    club = world.club
+    robots = factories.bots(club, 3)
+    t = factories.tournament(club, robots, rounds=1, table_max=3)
+    factories.play_round(t)
+    run_all_bots(t)
+    services.forfeit(t, robots[0], 1)
+    lines = {s["player"]: s for s in api.get(f"/api/v1/tournaments/{t.pk}/standings")[1]["results"]}
+    assert lines[robots[0].pk]["forfeit_count"] == 1
+    assert [lines[r.pk]["forfeit_count"] for r in robots[1:]] == [0, 0]
 
 
 def test_start_round_takes_the_organisers_constraints(world: ClubWorld, api: Api) -> None:

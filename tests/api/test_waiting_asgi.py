@@ -23,7 +23,7 @@ from asgiref.testing import ApplicationCommunicator
 from django.core.cache import caches
 
 from conftest import redis_url
-from tests.api.conftest import Api, timeless
+from tests.api.conftest import Api, asgi_headers, timeless
 from tests.api.test_games import is_problem
 from tests.api.test_long_poll import (
     ACT_AFTER,
@@ -39,12 +39,8 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture(autouse=True)
-def _settings(settings: Any, on_postgres: None) -> Iterator[None]:
+def _settings(settings: Any, on_postgres: None, unthrottled: None) -> Iterator[None]:
     settings.PARLOUR_LONG_POLL_SECONDS = 30.0
-    # Other tests' requests from this address share the (Redis) rate counts.
-    rest = dict(settings.REST_FRAMEWORK)
-    rest["DEFAULT_THROTTLE_RATES"] = {"address": None, "anon": None, "token": None}
-    settings.REST_FRAMEWORK = rest
     yield
 
 
@@ -56,9 +52,7 @@ def with_redis(settings: Any) -> str:
 
 def _scope(path: str, token: str | None) -> dict[str, Any]:
     route, _, query = path.partition("?")
-    headers = [(b"host", b"testserver")]
-    if token:
-        headers.append((b"authorization", f"Bearer {token}".encode()))
+    headers = asgi_headers(token)
     return {
         "type": "http",
         "asgi": {"version": "3.0"},

@@ -267,3 +267,7 @@ def test_a_refused_page_is_logged_as_one_line_without_a_traceback(
     path = f"/games/{game.pk}/play"
     assert [r.getMessage() for r in refused] == [f"Forbidden (Permission denied): {path}"]
     assert refused[0].exc_info is None and "Traceback" not in caplog.text
+    # And once: Django's own console handler wrote each django.* line a second time.
+    from logging import getLogger
+
+    assert not getLogger("django").handlers and getLogger("django").propagate

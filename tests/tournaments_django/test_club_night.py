@@ -175,6 +175,10 @@ def test_a_late_check_in_takes_an_empty_seat_without_moving_anyone() -> None:
     # A second click of Seat for Ann: she is seated (it said to check her in first).
     with pytest.raises(ServiceError, match="Ann is seated already, at table 1 of round 1"):
         services.seat_late(round_, ann)
+    # One not registered is told so (it said to check them in, which is refused too).
+    stranger = services.add_player(night.club, "Stranger")
+    with pytest.raises(ServiceError, match="Stranger is not registered in"):
+        services.seat_late(round_, stranger)
 
 
 def test_late_players_enough_for_a_table_get_a_new_one() -> None:
@@ -207,7 +211,7 @@ def test_a_late_player_with_no_room_and_no_partner_gets_a_bye_and_a_bye_makes_a_
 
 @pytest.mark.parametrize(
     ("first", "second"),
-    [("Ann", "ann"), ("Аня", "аня"), ("Ann", " ANN "), ("Zoë", "Zoe\u0308")],
+    [("Ann", "ann"), ("Аня", "аня"), ("Ann", " ANN "), ("Zoë", "Zoe\u0308"), ("Ann", "Ann\u200b")],
 )
 def test_a_player_whose_name_differs_only_in_case_or_spelling_of_a_letter_is_refused(
     first: str, second: str

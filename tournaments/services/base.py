@@ -72,9 +72,16 @@ def same_name_taken(club: Any, name: str) -> bool:
 
     Compared in Python: SQLite's ``LOWER`` and ``LIKE`` fold ASCII letters only, and
     «Аня» beside «аня» is the same mistake.  A club's names, an organiser's action."""
-    wanted = name.casefold()
+    wanted = _as_read(name)
     names = Player.objects.filter(club=club).values_list("name", flat=True)
-    return any(other.casefold() == wanted for other in names.iterator())
+    return any(_as_read(other) == wanted for other in names.iterator())
+
+
+def _as_read(name: str) -> str:
+    """A name as a reader tells it from another: its compatibility form (NFKC), without
+    invisible characters ("Ann\u200b" is "Ann": found by trying), case folded."""
+    shown = unicodedata.normalize("NFKC", name)
+    return "".join(c for c in shown if unicodedata.category(c) not in ("Cf", "Cc")).casefold()
 
 
 def _lock(tournament: Tournament) -> Tournament:

@@ -48,6 +48,7 @@ from tournaments.services.base import (
     _active,
     _lock,
     _player,
+    _registration,
     _rounds,
     next_round_number,
 )
@@ -516,6 +517,14 @@ def seat_late(
                 raise ServiceError(
                     gettext("%(who)s is seated already, at table %(table)s of round %(number)s")
                     % {"who": who.name, "table": seated.table.number, "number": round_.number},
+                    "player",
+                )
+            # Not registered, or dropped out: checking in would be refused too (it said to
+            # check them in first: found by trying).
+            if _registration(tournament, who).dropped_after is not None:
+                raise ServiceError(
+                    gettext("%(who)s dropped out of %(tournament)s")
+                    % {"who": who.name, "tournament": tournament.name},
                     "player",
                 )
             if who.pk not in {p.pk for p in late}:

@@ -297,6 +297,9 @@ class StandingSerializer(serializers.Serializer[Any]):
     played = WholeNumberField()
     bye_count = WholeNumberField()
     dropped = serializers.BooleanField()
+    forfeit_count = WholeNumberField(
+        help_text="Series of finished tables forfeited (each counted as a shared last place)."
+    )
 
 
 class RatingSerializer(serializers.Serializer[Any]):

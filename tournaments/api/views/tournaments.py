@@ -9,7 +9,7 @@ from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -202,6 +202,8 @@ class RegistrationDetailView(APIView):
     def delete(self, request: Request, tournament_id: int, player_id: int) -> Response:
         tournament = tournament_or_404(tournament_id)
         signed_in(request)
+        if not Player.objects.filter(pk=player_id).exists():  # the URL names it: a 404
+            raise NotFound(gettext("there is no player %(id)s") % {"id": player_id})
         player = _club_player(tournament, player_id)
         require_self_or_organiser(request, player)
         services.unregister(tournament, player)
@@ -292,6 +294,8 @@ class StandingsView(APIView):
                 "played": s.played,
                 "bye_count": s.byes,
                 "dropped": s.dropped,
+                # Why a player placed first at a table has the last place's points.
+                "forfeit_count": s.forfeits,
             }
             for s in lines
         ]
