@@ -50,6 +50,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services.access import organised_clubs
+from tournaments.services.base import same_name_taken, written_name
 
 if TYPE_CHECKING:
     # The stubs' name for what get_fields returns (fields and groups of fields).
@@ -217,6 +218,20 @@ class PlayerForm(forms.ModelForm):  # type: ignore[type-arg]
     class Meta:
         model = Player
         fields = ("club", "name", "user", "bot_level")
+
+    def clean_name(self) -> str:
+        # The services' rule for a name (tournaments/services/base.py), which the admin
+        # bypassed: nothing invisible, and no second player who reads the same.
+        name = written_name(str(self.cleaned_data.get("name") or ""))
+        if not name:
+            raise forms.ValidationError(gettext("a player needs a name"))
+        club = self.cleaned_data.get("club") or getattr(self.instance, "club", None)
+        if club is not None and same_name_taken(club, name, other_than=self.instance.pk):
+            raise forms.ValidationError(
+                gettext("%(club)s already has a player called %(name)s")
+                % {"club": club, "name": said(name)}
+            )
+        return name
 
     def clean_bot_level(self) -> str:
         level = str(self.cleaned_data.get("bot_level") or "")

@@ -9,6 +9,7 @@ PostgreSQL.  (The event store keeps its own statements: events/store.py.)
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import cache
@@ -38,6 +39,8 @@ _M = TypeVar("_M", bound=Model)
 CLUB_CREATION_LOCK = 0x5061726C  # "Parl"
 #: The first key of each tournament's advisory lock (the second: its id), :func:`lock_tournament`.
 TOURNAMENT_LOCKS = 0x546F7572  # "Tour"
+#: The advisory lock class of a club's ratings in one game (:func:`lock_ratings`).
+RATINGS_LOCKS = 0x52617465  # "Rate"
 #: The second key is a 32-bit integer: ids beyond it share a key (and wait for each other).
 TOURNAMENT_KEYS = 2**31
 
@@ -100,6 +103,23 @@ def lock_tournament(tournament: int, using: str = DEFAULT_DB_ALIAS) -> None:
             cursor.execute(
                 "SELECT pg_advisory_xact_lock(%s::integer, %s::integer)",
                 [TOURNAMENT_LOCKS, tournament % TOURNAMENT_KEYS],
+            )
+
+
+def lock_ratings(club: int, game: str, using: str = DEFAULT_DB_ALIAS) -> None:
+    """Wait for, and hold until the end of the caller's transaction, the advisory lock of
+    ``club``'s ratings in ``game``: their writers one after another (a table finishing, a
+    re-rate after a forfeit, ``rate_tables``).  Not the club's row: adding a player keeps a
+    key-share lock on it until its commit, and the desk's add-and-register then waits for
+    the tournament's lock, which a finishing table's hook holds while it would wait for the
+    club's row (a deadlock, found by review).  SQLite: nothing to do (one write lock)."""
+    connection = connections[using]
+    if connection.vendor == "postgresql":
+        key = int.from_bytes(hashlib.sha256(f"{club}:{game}".encode()).digest()[:4], "big")
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(%s::integer, %s::integer)",
+                [RATINGS_LOCKS, key - 2**31],
             )
 
 

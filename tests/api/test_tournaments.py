@@ -316,6 +316,24 @@ def test_an_organiser_changes_a_tournament_s_settings_and_after_seating_its_name
     assert api.get(path)[1] == renamed
 
 
+def test_patching_the_game_takes_the_new_game_s_own_sizes_and_series(
+    world: ClubWorld, api: Api
+) -> None:
+    # A Bhabhi tournament on its defaults, changed to Old Maid, was refused: the old game's
+    # table sizes were kept as if chosen (found by review).
+    t = services.create_tournament(world.club, "Defaults", "bhabhi", 2)
+    path = f"/api/v1/tournaments/{t.pk}"
+    status, changed, _ = api.patch(path, {"game": "old_maid"}, token=world.tokens["org"])
+    assert status == 200, changed
+    fresh = api.post(
+        "/api/v1/tournaments",
+        {"club": world.club.pk, "name": "Fresh", "game": "old_maid", "rounds": 2},
+        token=world.tokens["org"],
+    )[1]
+    keys = ("table_min", "table_max", "table_preferred", "series")
+    assert {k: changed[k] for k in keys} == {k: fresh[k] for k in keys}
+
+
 def test_the_standings_say_how_many_series_a_player_forfeited(world: ClubWorld, api: Api) -> None:
     """A player first at a table had the last place's points with no word why: the pages
     and the CSV said forfeit, the API nothing (found by trying)."""

@@ -211,7 +211,17 @@ def test_a_late_player_with_no_room_and_no_partner_gets_a_bye_and_a_bye_makes_a_
 
 @pytest.mark.parametrize(
     ("first", "second"),
-    [("Ann", "ann"), ("Аня", "аня"), ("Ann", " ANN "), ("Zoë", "Zoe\u0308"), ("Ann", "Ann\u200b")],
+    [
+        ("Ann", "ann"),
+        ("Аня", "аня"),
+        ("Ann", " ANN "),
+        ("Zoë", "Zoe\u0308"),
+        ("Ann", "Ann\u200b"),
+        ("Ann", "Ann\ufe0f"),
+        ("Ann Lee", "Ann  Lee"),
+        ("Ann Lee", "Ann\tLee"),
+        ("ann", "\u202eann"),  # a bidirectional override: kept, it turned the name around
+    ],
 )
 def test_a_player_whose_name_differs_only_in_case_or_spelling_of_a_letter_is_refused(
     first: str, second: str
@@ -225,7 +235,9 @@ def test_a_player_whose_name_differs_only_in_case_or_spelling_of_a_letter_is_ref
     assert Player.objects.filter(club=club).count() == 1
 
 
-@pytest.mark.parametrize("name", ["\u200b", " \u200b\u200d ", "\u2060", "\t"])
+@pytest.mark.parametrize(
+    "name", ["\u200b", " \u200b\u200d ", "\u2060", "\t", "\u3164", "\u2800", "\ufe0f", "\u0301"]
+)
 def test_a_name_with_nothing_that_shows_is_no_name(name: str) -> None:
     # A tournament named "\u200b" was made, and listed with a name no one could see.
     club = factories.club()
@@ -235,3 +247,17 @@ def test_a_name_with_nothing_that_shows_is_no_name(name: str) -> None:
         services.create_tournament(club, name, "bhabhi", 1)
     with pytest.raises(ServiceError, match="needs a name"):
         services.create_club(name)
+
+
+def test_the_admin_s_player_form_takes_names_as_the_services_do() -> None:
+    # The admin saved names without the services' rule (found by review).
+    from tournaments.admin import PlayerForm
+
+    club = factories.club()
+    ann = services.add_player(club, "Ann")
+    taken = PlayerForm(data={"club": club.pk, "name": "ann\u200b", "bot_level": ""})
+    assert not taken.is_valid() and "already has a player called" in str(taken.errors["name"])
+    blank = PlayerForm(data={"club": club.pk, "name": "\u3164", "bot_level": ""})
+    assert not blank.is_valid() and "needs a name" in str(blank.errors["name"])
+    renamed = PlayerForm(data={"club": club.pk, "name": "ANN", "bot_level": ""}, instance=ann)
+    assert renamed.is_valid(), renamed.errors  # a player may change their own name's case

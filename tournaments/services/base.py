@@ -56,32 +56,49 @@ def _positive(
     )
 
 
+#: Characters that show nothing beside those Unicode classes as format or control (Cf, Cc):
+#: variation selectors, the combining grapheme joiner, the Hangul fillers, the braille blank.
+_INVISIBLE = frozenset(
+    [*map(chr, range(0xFE00, 0xFE10)), *map(chr, range(0xE0100, 0xE01F0))]
+    + ["\u034f", "\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"]
+)
+
+
 def written_name(text: str | None) -> str:
-    """A name as typed, kept: Unicode's composed form (NFC), without the spaces around it;
-    ``""`` if nothing in it shows (spaces, or only invisible characters such as a
-    zero-width space, which made a tournament no one could see the name of: found by
-    trying), which the callers refuse as a missing name."""
-    name = unicodedata.normalize("NFC", text or "").strip()
-    shown = [c for c in name if not c.isspace() and unicodedata.category(c) not in ("Cf", "Cc")]
+    """A name as kept: Unicode's composed form (NFC), without the characters that show
+    nothing (format and control characters, bidirectional overrides among them, which made
+    "\u202enna" read "ann"; variation selectors, fillers), its spaces single and none around
+    it; ``""`` if nothing in it is a letter, digit, symbol or mark of punctuation (a name of
+    a zero-width space made a tournament no one could see the name of: found by trying),
+    which the callers refuse as a missing name."""
+    name = " ".join(unicodedata.normalize("NFC", text or "").split())  # a tab is a space
+    kept = "".join(
+        c for c in name if c not in _INVISIBLE and unicodedata.category(c) not in ("Cf", "Cc")
+    )
+    name = " ".join(kept.split())
+    shown = any(unicodedata.category(c)[0] in "LNSP" for c in name if c not in _INVISIBLE)
     return name if shown else ""
 
 
-def same_name_taken(club: Any, name: str) -> bool:
-    """Whether a player of ``club`` is called ``name`` up to case: "ann" beside "Ann" was
-    two players whom the organiser could not tell apart on a list (found by trying).
+def same_name_taken(club: Any, name: str, *, other_than: int | None = None) -> bool:
+    """Whether a player of ``club`` is called ``name`` as a reader would read it: up to case,
+    compatibility forms and what shows nothing ("ann" or "Ann\u200b" beside "Ann" was two
+    players whom the organiser could not tell apart on a list: found by trying).
 
     Compared in Python: SQLite's ``LOWER`` and ``LIKE`` fold ASCII letters only, and
     «Аня» beside «аня» is the same mistake.  A club's names, an organiser's action."""
     wanted = _as_read(name)
-    names = Player.objects.filter(club=club).values_list("name", flat=True)
+    players = Player.objects.filter(club=club)
+    if other_than is not None:
+        players = players.exclude(pk=other_than)
+    names = players.values_list("name", flat=True)
     return any(_as_read(other) == wanted for other in names.iterator())
 
 
 def _as_read(name: str) -> str:
-    """A name as a reader tells it from another: its compatibility form (NFKC), without
-    invisible characters ("Ann\u200b" is "Ann": found by trying), case folded."""
-    shown = unicodedata.normalize("NFKC", name)
-    return "".join(c for c in shown if unicodedata.category(c) not in ("Cf", "Cc")).casefold()
+    """A name as a reader tells it from another: its compatibility form (NFKC) as kept
+    (:func:`written_name`), case folded."""
+    return written_name(unicodedata.normalize("NFKC", name)).casefold()
 
 
 def _lock(tournament: Tournament) -> Tournament:

@@ -103,9 +103,10 @@ def unforfeit(
 def record_timeout_forfeit(seat: TableSeat) -> Forfeit | None:
     """The clock handed ``seat`` to a bot: forfeit its series if the tournament says so.
 
-    Called inside the clock's transaction, which holds the seat's row lock; it
-    locks nothing more (an organiser locks the tournament before its tables)
-    and only adds a row.  Once per series: a second hand-over adds nothing.
+    Called inside the clock's transaction, which holds the seat's row lock; it adds a
+    row, and locks nothing more (an organiser locks the tournament before its tables)
+    but the club's ratings in the game, when the timeout ended the series (they are made
+    again: :func:`_rated_again`).  Once per series: a second hand-over adds nothing.
     """
     tournament = seat.table.round.tournament
     if not tournament.timeout_forfeits:

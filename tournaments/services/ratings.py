@@ -16,12 +16,14 @@ and every later rating of its players: the club's ratings in that game are made 
 from its finished tables (:func:`rerate`, from the organiser's decision).
 
 The order is the fold's: a table is rated when its series ends, after the tables that
-ended before it.  Every rating write of a club holds the club's row (locked after the
-tournament's and the table's, the order every writer takes them in), so a club's
-tables are rated one after another.  ``standings.club_ratings(from_events=True)`` folds
-the games' events again, as a check; the two differ only if one player finished two
-tables (in two tournaments) within the same moment, whose commits the lock puts in one
-order and the fold in the order of their last events.
+ended before it.  Every writer of a club's ratings in a game holds their advisory lock
+(:func:`tournaments.sql.lock_ratings`), taken last, so that those tables are rated one
+after another; not the club's row, which adding a player holds a key-share lock on, and
+which locked here made a deadlock with the desk's add-and-register (found by review).
+``standings.club_ratings(from_events=True)`` folds the games' events again, as a check;
+the two differ only if one player finished two tables (in two tournaments) within the
+same moment, whose commits the lock puts in one order and the fold in the order of
+their last events, or for a table ``rate_tables`` rated after later ones (an upgrade's).
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from datetime import datetime
 from django.db import transaction
 from django.db.models import Max, QuerySet
 
-from tournaments.models import Club, PlayerRating, RatingStep, Table, Tournament
+from tournaments import sql
+from tournaments.models import PlayerRating, RatingStep, Table, Tournament
 from tournaments.play.context import GameContext
 from tournaments.ratings import Rating, update
 from tournaments.scoring import TableResult, forfeited
@@ -52,7 +55,7 @@ def rate_table(
     seat, ``placings`` groups of seats, best first; ``forfeits``, the players (ids as
     strings) whose series there is forfeited.  Once: a table rated already is left."""
     with transaction.atomic(savepoint=False):
-        _lock_club(club)
+        sql.lock_ratings(club, game)
         if RatingStep.objects.filter(table_id=table).exists():
             return
         result = TableResult.from_seats([str(p) for p in players], placings)
@@ -113,18 +116,13 @@ def rerate(club: int, game: str) -> None:
     result and every later rating of its players.  An organiser's decision, not a
     reader's request: it costs the club's history in that game, once."""
     with transaction.atomic(savepoint=False):
-        _lock_club(club)
+        sql.lock_ratings(club, game)
         RatingStep.objects.filter(player__club_id=club, game=game).delete()
         PlayerRating.objects.filter(club_id=club, game=game).delete()
         tables = Table.objects.filter(round__tournament__club_id=club, round__tournament__game=game)
+        forfeits: dict[int, dict[int, set[str]]] = {}
         for table in _finished(tables):
-            _rate(table)
-
-
-def _lock_club(club: int) -> None:
-    """The club's row, locked until the end of the transaction: its ratings' writers one
-    after another (taken after any tournament's and table's row, as every writer does)."""
-    list(Club.objects.select_for_update().filter(pk=club).values_list("pk"))
+            _rate(table, forfeits)
 
 
 def _finished(tables: QuerySet[Table]) -> QuerySet[Table]:
@@ -137,7 +135,7 @@ def _finished(tables: QuerySet[Table]) -> QuerySet[Table]:
     )
 
 
-def _rate(table: Table) -> int:
+def _rate(table: Table, forfeits: dict[int, dict[int, set[str]]] | None = None) -> int:
     """Rate one finished ``table`` (annotated by :func:`_finished`): 1, or 0 for a table of
     games the services did not deal (no players in their context)."""
     first = table.games.order_by("number_in_series").first()
@@ -148,6 +146,9 @@ def _rate(table: Table) -> int:
     if not players or None in players:
         return 0
     tournament: Tournament = table.round.tournament
+    known = {} if forfeits is None else forfeits  # read once a tournament
+    if tournament.pk not in known:
+        known[tournament.pk] = forfeits_in_force(tournament)
     rate_table(
         table.pk,
         tournament.club_id,
@@ -155,7 +156,7 @@ def _rate(table: Table) -> int:
         [int(p) for p in players if p is not None],
         table.placings or [],
         ended,
-        forfeits_in_force(tournament).get(table.round.number, set()),
+        known[tournament.pk].get(table.round.number, set()),
     )
     return 1
 

@@ -289,7 +289,21 @@ def update_tournament(tournament: Tournament, **changes: Any) -> Tournament:
         )
     with transaction.atomic():
         tournament = _lock(tournament)
+        if set(changes) <= {"name"}:
+            # A rename checks the name alone: the stored settings may predate today's
+            # bounds, which refused renaming such a tournament (found by review).
+            name = written_name(changes.get("name", tournament.name))
+            if not name:
+                raise ServiceError(gettext("a tournament needs a name"), "name")
+            tournament.name = name
+            tournament.save(update_fields=["name"])
+            return tournament
         current = {key: getattr(tournament, key) for key in SETTINGS}
+        if changes.get("game", current["game"]) != current["game"]:
+            # Another game: the sizes and series not sent are the new game's own, not the
+            # old game's kept as if chosen (they were refused: found by review).
+            for key in ("table_min", "table_max", "table_preferred", "series"):
+                current[key] = None
         settings = _checked_settings(**(current | changes))
         changed = sorted(k for k in SETTINGS if settings[k] != current[k] and k != "name")
         if changed and Round.objects.filter(tournament=tournament).exists():
