@@ -26,6 +26,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.db.models import F, QuerySet, Window
+from django.db.models.functions import RowNumber
+
 from engine import series as series_rules
 from engine.registry import get_game
 from engine.series import SeriesFormat
@@ -53,6 +56,7 @@ __all__ = [
     "forfeits_in_force",
     "live_standings",
     "player_names",
+    "rating_board",
     "rating_leaderboard",
     "series_results",
 ]
@@ -299,14 +303,22 @@ def club_ratings(club: Club, game: str, *, from_events: bool = False) -> dict[st
     }
 
 
-def rating_leaderboard(club: Club, game: str) -> list[tuple[Player, Rating]]:
-    """The club's rated players in ``game``, best ordinal first (ties by player id)."""
-    rows = (
+def rating_board(club: Club, game: str) -> QuerySet[PlayerRating]:
+    """The club's rated players in ``game``, best ordinal first (ties by player id), each
+    with its ``rank``: a query a page of it is read from (a window's row number, counted
+    before the page's limit), not the club's whole board."""
+    order = [F("ordinal").desc(), F("player_id").asc()]
+    return (
         PlayerRating.objects.filter(club=club, game=game)
         .select_related("player")
-        .order_by("-ordinal", "player_id")
+        .annotate(rank=Window(RowNumber(), order_by=order))
+        .order_by(*order)
     )
-    return [(row.player, Rating(row.mu, row.sigma)) for row in rows]
+
+
+def rating_leaderboard(club: Club, game: str) -> list[tuple[Player, Rating]]:
+    """The club's rated players in ``game``, best ordinal first (ties by player id)."""
+    return [(row.player, Rating(row.mu, row.sigma)) for row in rating_board(club, game)]
 
 
 def player_names(ids: Iterable[str | int]) -> dict[str, str]:

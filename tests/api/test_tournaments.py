@@ -334,6 +334,28 @@ def test_patching_the_game_takes_the_new_game_s_own_sizes_and_series(
     assert {k: changed[k] for k in keys} == {k: fresh[k] for k in keys}
 
 
+def test_a_page_of_the_rating_board_ranks_its_players_as_the_whole_board_does(
+    world: ClubWorld, api: Api
+) -> None:
+    # A page is read from the board's query (the whole board was read and paged in Python):
+    # its ranks go on from the pages before it.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    club = world.club
+    robots = factories.bots(club, 6)
+    t = factories.tournament(club, robots, rounds=1, table_max=3, table_preferred=3)
+    factories.play_round(t)
+    path = f"/api/v1/ratings?club={club.pk}&game=bhabhi"
+    whole = api.get(path)[1]["results"]
+    assert [r["rank"] for r in whole] == [1, 2, 3, 4, 5, 6]
+    with CaptureQueriesContext(connection) as read:
+        page = api.get(f"{path}&limit=2&offset=2")[1]["results"]
+    assert page == whole[2:4]
+    board = [q["sql"] for q in read.captured_queries if "tournaments_playerrating" in q["sql"]]
+    assert any("LIMIT 2" in q for q in board), board
+
+
 def test_the_standings_say_how_many_series_a_player_forfeited(world: ClubWorld, api: Api) -> None:
     """A player first at a table had the last place's points with no word why: the pages
     and the CSV said forfeit, the API nothing (found by trying)."""

@@ -39,7 +39,8 @@ from tournaments.api.serializers import (
 )
 from tournaments.api.serializers.common import NoBodySerializer
 from tournaments.api.views.common import get_or_404, paginate, positive_query
-from tournaments.models import Club, LoginLinkChange, Player
+from tournaments.models import Club, LoginLinkChange, Player, PlayerRating
+from tournaments.ratings import Rating
 
 
 class ClubListView(generics.ListAPIView[Club]):
@@ -211,21 +212,25 @@ class RatingsView(APIView):
                 }
             )
         club = get_or_404(Club.objects.all(), club_id, "club")
-        board = standings.rating_leaderboard(club, game)
-        items = [
-            {
-                "rank": rank,
-                "player": player.pk,
-                "name": player.name,
-                "game": game,
-                "mu": rating.mu,
-                "sigma": rating.sigma,
-                "ordinal": rating.ordinal,
-                "display": rating.display,
-            }
-            for rank, (player, rating) in enumerate(board, start=1)
-        ]
-        return paginate(self, request, items, lambda page: page)
+
+        # A page read from the board's query: its cost is a page's, however many rated
+        # players the club has (the whole board was read and paged in Python).
+        def shown(page: list[PlayerRating]) -> list[dict[str, Any]]:
+            return [
+                {
+                    "rank": row.rank,  # type: ignore[attr-defined]
+                    "player": row.player_id,
+                    "name": row.player.name,
+                    "game": game,
+                    "mu": row.mu,
+                    "sigma": row.sigma,
+                    "ordinal": row.ordinal,
+                    "display": Rating(row.mu, row.sigma).display,
+                }
+                for row in page
+            ]
+
+        return paginate(self, request, standings.rating_board(club, game), shown)
 
 
 # -- an organiser's club: logins, organisers, the sign-up link (issue 20) ----------------------
