@@ -213,7 +213,7 @@ def test_one_club_night_from_an_empty_install_to_the_podium(
     shot(bo, "evening-podium-390")
     with ann.expect_download() as waiting:
         ann.click("text=Standings as CSV")
-    rows = list(csv.reader(open(waiting.value.path(), encoding="utf-8")))  # noqa: SIM115
+    rows = list(csv.reader(open(waiting.value.path(), encoding="utf-8-sig")))  # noqa: SIM115
     assert rows[0][:3] == ["rank", "player", "points"]
     assert {r[1] for r in rows[1:]} == {"Ann", "Bo", "Cy", "Robot"}
     cy_csv = next(r for r in rows if r[1] == "Cy")

@@ -83,7 +83,7 @@ def test_a_three_round_night_with_a_forfeit_ends_on_the_podium(
     page.set_viewport_size(DESKTOP)
     with page.expect_download() as waiting:
         page.click("text=Standings as CSV")
-    rows = list(csv.reader(open(waiting.value.path(), encoding="utf-8")))  # noqa: SIM115
+    rows = list(csv.reader(open(waiting.value.path(), encoding="utf-8-sig")))  # noqa: SIM115
     assert rows[0][:3] == ["rank", "player", "points"]
     assert {r[1] for r in rows[1:]} == set(setup["bots"])
     marked = next(r for r in rows if r[1] == forfeited)
