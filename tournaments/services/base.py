@@ -152,5 +152,16 @@ def _registration(tournament: Tournament, player: Player) -> Registration:
     return found
 
 
+def _not_dropped(tournament: Tournament, who: Player, registration: Registration) -> None:
+    """Refuse what a player who dropped out may no longer do (check in, be absent, be
+    seated late)."""
+    if registration.dropped_after is not None:
+        raise ServiceError(
+            gettext("%(who)s dropped out of %(tournament)s")
+            % {"who": who.name, "tournament": tournament.name},
+            "player",
+        )
+
+
 def _active(registration: Registration, round_number: int) -> bool:
     return registration.dropped_after is None and registration.from_round <= round_number

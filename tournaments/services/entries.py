@@ -10,13 +10,14 @@ from django.utils.translation import gettext
 
 from engine.bots import bot_levels
 from engine.contract import said
-from tournaments.models import Absence, CheckIn, Player, Registration, Round, Tournament
+from tournaments.models import Absence, CheckIn, Registration, Round, Tournament
 from tournaments.play import randomness
 from tournaments.seating import Constraints
 from tournaments.services.base import (
     PlayerRef,
     ServiceError,
     _lock,
+    _not_dropped,
     _player,
     _positive,
     _registration,
@@ -241,16 +242,6 @@ def unregister(tournament: Tournament, player: PlayerRef) -> None:
                 "player",
             )
         withdraw(tournament, who)
-
-
-def _not_dropped(tournament: Tournament, who: Player, registration: Registration) -> None:
-    """Refuse what a player who dropped out may no longer do (check in, be absent)."""
-    if registration.dropped_after is not None:
-        raise ServiceError(
-            gettext("%(who)s dropped out of %(tournament)s")
-            % {"who": who.name, "tournament": tournament.name},
-            "player",
-        )
 
 
 def check_absence(tournament: Tournament, player: PlayerRef) -> int:

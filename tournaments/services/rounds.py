@@ -47,6 +47,7 @@ from tournaments.services.base import (
     ServiceError,
     _active,
     _lock,
+    _not_dropped,
     _player,
     _registration,
     _rounds,
@@ -521,12 +522,7 @@ def seat_late(
                 )
             # Not registered, or dropped out: checking in would be refused too (it said to
             # check them in first: found by trying).
-            if _registration(tournament, who).dropped_after is not None:
-                raise ServiceError(
-                    gettext("%(who)s dropped out of %(tournament)s")
-                    % {"who": who.name, "tournament": tournament.name},
-                    "player",
-                )
+            _not_dropped(tournament, who, _registration(tournament, who))
             if who.pk not in {p.pk for p in late}:
                 raise ServiceError(
                     gettext(
