@@ -128,6 +128,36 @@ def test_an_illegal_or_stale_action_is_refused_and_changes_nothing(
     assert game.sequence == before
 
 
+@pytest.mark.parametrize(
+    "sent", ["", "seven", "1.5", "-1", "+3", " 3", "\u0663", "1_0", "9" * 30, str(2**63)]
+)
+def test_a_malformed_sequence_in_the_play_form_is_a_readable_400_that_changes_nothing(
+    world: PageWorld, make_person_game: Callable[..., Game], sent: str
+) -> None:
+    # A stale sequence is a 409 (the game moved on); a sequence that is no whole number of
+    # the API's range names no position of any game: the form is wrong, not late.
+    game = make_person_game("bhabhi")
+    client = world.client(world.person)
+    before = game.sequence
+    fetched = client.post(
+        f"/games/{game.pk}/act",
+        {"action": json.dumps({"type": "take_left"}), "sequence": sent},
+        HTTP_X_REQUESTED_WITH="fetch",
+    )
+    message = fetched.json()["message"]
+    assert fetched.status_code == 400, message
+    assert "sequence" in message and "whole number" in message, message
+    form = client.post(
+        f"/games/{game.pk}/act",
+        {"action": json.dumps({"type": "take_left"}), "sequence": sent},
+        follow=True,
+    )
+    assert form.redirect_chain[-1][0] == f"/games/{game.pk}/play"
+    assert "whole number" in form.content.decode()
+    game.refresh_from_db()
+    assert game.sequence == before
+
+
 def test_deeply_nested_json_in_the_play_form_is_a_readable_400(
     world: PageWorld, make_person_game: Callable[..., Game]
 ) -> None:
@@ -316,6 +346,15 @@ def test_a_refusal_on_the_play_page_is_in_russian_for_a_russian_reader(
     )
     moved_on = "Партия ушла вперёд, пока ваш ход был в пути: выберите ещё раз."
     assert stale.json()["message"] == moved_on
+    malformed = client.post(
+        f"/games/{game.pk}/act",
+        {"action": json.dumps({"type": "take_left"}), "sequence": "-1"},
+        HTTP_X_REQUESTED_WITH="fetch",
+        HTTP_ACCEPT_LANGUAGE="ru",
+    )
+    assert malformed.status_code == 400
+    assert "целое число (0 или больше)" in malformed.json()["message"], malformed.json()
+    assert "sequence" not in malformed.json()["message"]
     form = client.post(
         f"/games/{game.pk}/act",
         {"action": json.dumps({"type": "play", "card": "ZZ"}), "sequence": before},

@@ -22,14 +22,26 @@ def whole_number(
     request: Request, name: str, *, least: int = 0, most: int = MOST, what: str = ""
 ) -> int | None:
     """The query parameter ``name`` as a whole number from ``least`` to ``most``, or
-    ``None`` when it is absent or empty; a 400 problem naming it otherwise.
-
-    Only ASCII digits count: ``"+5"``, ``" 5"``, ``"5.0"``, ``"²"`` and ``"٣"`` are not
-    whole numbers here, whatever Python's ``int`` would make of them.
+    ``None`` when it is absent or empty; a 400 problem naming it otherwise
+    (:func:`read_whole_number` is the rule).
     """
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return None
+    try:
+        return read_whole_number(raw, least=least, most=most, what=what)
+    except ValueError as error:
+        raise ValidationError({name: [str(error)]}) from None
+
+
+def read_whole_number(raw: str, *, least: int = 0, most: int = MOST, what: str = "") -> int:
+    """``raw``, a number sent as text, as a whole number from ``least`` to ``most``; a
+    ``ValueError`` whose words are the refusal otherwise.  The query's numbers and the
+    play page's form read their numbers by this one rule.
+
+    Only ASCII digits count: ``"+5"``, ``" 5"``, ``"5.0"``, ``"1_0"``, ``"²"`` and ``"٣"``
+    are not whole numbers here, whatever Python's ``int`` would make of them.
+    """
     value = int(raw) if raw.isascii() and raw.isdigit() else None
     if value is None or not least <= value <= most:
         bounds = (
@@ -39,9 +51,7 @@ def whole_number(
         )
         kind = what or gettext("a whole number")
         refusal = gettext("%(kind)s (%(bounds)s), not %(raw)s")
-        raise ValidationError(
-            {name: [refusal % {"kind": kind, "bounds": bounds, "raw": said(raw)}]}
-        )
+        raise ValueError(refusal % {"kind": kind, "bounds": bounds, "raw": said(raw)})
     return value
 
 

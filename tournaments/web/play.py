@@ -20,6 +20,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from engine.contract import IllegalAction
+from tournaments.api.pagination import read_whole_number
 from tournaments.api.parsers import load_json
 from tournaments.models import Game, TableSeat
 from tournaments.play import Conflict, IdempotencyKeyReused, keys, submit_action
@@ -124,31 +125,48 @@ def game_act(request: HttpRequest, game_id: int) -> HttpResponse:
     """
     game = get_object_or_404(Game, pk=game_id)
     seat = _my_seat(request, game)
-    message, status, sequence = "", 200, game.sequence
+    sequence = game.sequence
     try:
         action = load_json(request.POST.get("action", ""))
-        expected = int(request.POST.get("sequence", ""))
         if not isinstance(action, dict):
             raise ValueError("an action is a JSON object")
     except ValueError:
-        message, status = gettext("That was not an action: choose one of the buttons."), 400
-    else:
-        try:
-            sequence = _submit(game.pk, seat, action, expected)
-        except IllegalAction as error:
-            # A type no button sends is no action of this page: its refusal lists the API's
-            # action types, words for programs.  So is a seat or a position no button sends:
-            # the rules' words count them from 0, where the page counts from 1.
-            if error.field == "type" or _counts_from_zero(error):
-                message = gettext("That was not an action: choose one of the buttons.")
-            else:
-                message = gettext("Not allowed: %(reason)s") % {"reason": refusal(error)}
-            status = 400
-        except Conflict:
-            message = gettext("The game moved on before your move arrived: choose again.")
-            status = 409
-        except IdempotencyKeyReused:
-            message, status = gettext("That move was already sent."), 409
+        message = gettext("That was not an action: choose one of the buttons.")
+        return _answer(request, game, message, 400, sequence)
+    try:
+        # The API's rule for a number sent as text: a sequence no game can be at is a wrong
+        # form (a 400), not a game that moved on (a 409: Python's int() took "-1" and "+3").
+        expected = read_whole_number(request.POST.get("sequence", ""))
+    except ValueError as error:
+        message = gettext(
+            "The form's sequence is wrong: it takes %(refusal)s. Reload the page and choose again."
+        ) % {"refusal": error}
+        return _answer(request, game, message, 400, sequence)
+    message, status = "", 200
+    try:
+        sequence = _submit(game.pk, seat, action, expected)
+    except IllegalAction as error:
+        # A type no button sends is no action of this page: its refusal lists the API's
+        # action types, words for programs.  So is a seat or a position no button sends:
+        # the rules' words count them from 0, where the page counts from 1.
+        if error.field == "type" or _counts_from_zero(error):
+            message = gettext("That was not an action: choose one of the buttons.")
+        else:
+            message = gettext("Not allowed: %(reason)s") % {"reason": refusal(error)}
+        status = 400
+    except Conflict:
+        message = gettext("The game moved on before your move arrived: choose again.")
+        status = 409
+    except IdempotencyKeyReused:
+        message, status = gettext("That move was already sent."), 409
+    return _answer(request, game, message, status, sequence)
+
+
+def _answer(
+    request: HttpRequest, game: Game, message: str, status: int, sequence: int
+) -> HttpResponse:
+    """The answer to a posted action: JSON for the script's ``fetch``, or a redirect to the
+    play page with ``message`` (a refusal) for a form."""
     if is_fetch(request):
         return JsonResponse(
             {"ok": status == 200, "message": message, "sequence": sequence}, status=status
