@@ -119,6 +119,54 @@ def test_a_problem_frame_is_the_rest_problem_of_the_request_it_stands_for_instan
     assert game.sequence == rest_stale["current_sequence"]
 
 
+def test_acting_in_a_finished_game_is_a_409_game_over_over_rest_and_the_push_channel(
+    world: ClubWorld, api: Api
+) -> None:
+    """Found by review (2026-12-08): an action in a finished game was a ``422
+    illegal-action`` while handing its seat to a bot was a ``409 game-over``; acting is
+    now refused as that same problem, both ways in, and changes nothing."""
+    from tests.service.play import play
+    from tournaments.models import Game
+
+    _, game = tournament_game(world, "old_maid", ("alice", "bob", "carol"), deals=2)
+    game = play(game)
+    assert game.is_over
+    following = Game.objects.get(table_id=game.table_id, number_in_series=2)
+    seat = seat_of_name(world, game, "alice")
+    body = {"action": {"type": "shuffle"}, "expected_sequence": game.sequence, "seat": seat}
+    actions = f"/api/v1/games/{game.pk}/actions"
+    status, rest, _ = api.post(
+        actions, body, token=world.tokens["alice"], headers={"Idempotency-Key": "over-1"}
+    )
+    assert status == 409 and rest["type"] == "/api/v1/problems/game-over", rest
+    assert f"game {game.pk} is over" in rest["detail"] and "next_game_id" in rest["detail"]
+    assert rest["instance"] == actions
+    russian = api.post(
+        actions,
+        body,
+        token=world.tokens["alice"],
+        headers={"Idempotency-Key": "over-ru", "Accept-Language": "ru"},
+    )[1]
+    assert russian["type"] == rest["type"] and russian["title"] == "Партия окончена", russian
+    assert russian["detail"].startswith(f"партия {game.pk} окончена"), russian
+
+    async def check() -> dict[str, Any]:
+        alice = Socket(world.tokens["alice"])
+        await alice.open()
+        try:
+            return await alice.ask(
+                json.dumps({"type": "act", "game": game.pk, "key": "over-2", **body})
+            )
+        finally:
+            await alice.close()
+
+    assert asyncio.run(check())["problem"] == rest
+    for row in (game, following):
+        before = row.sequence
+        row.refresh_from_db()
+        assert row.sequence == before, "nothing was stored"
+
+
 def test_a_binary_frame_is_refused_as_binary_not_as_too_large(world: ClubWorld) -> None:
     """Found by trying (2026-12-08): a small binary frame was refused with the words for a
     message over 16384 bytes."""

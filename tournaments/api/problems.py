@@ -52,7 +52,7 @@ from engine.contract import IllegalAction
 from engine.fairness import FairnessError
 from engine.record import RecordError
 from events.store import Conflict, IdempotencyKeyReused
-from tournaments.play import GameNotOver
+from tournaments.play import GameNotOver, GameOver
 from tournaments.services import ServiceError
 from tournaments.words import record_fault, refusal, say
 
@@ -388,6 +388,17 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> HttpRespons
                 " send a new key with a new command"
             ),
             field="Idempotency-Key",
+        )
+    if isinstance(exc, GameOver):
+        # As autoplay of a finished game is answered: whatever is asked of a finished game
+        # is one problem, which a client tells from a refusal of the rules by its type.
+        return answer(
+            "game-over",
+            gettext(
+                "game %(game)s is over: nothing more is played in it (a tournament table"
+                " plays on in the game its view's next_game_id names)"
+            )
+            % {"game": exc.game_id},
         )
     if isinstance(exc, IllegalAction):
         return answer("illegal-action", refusal(exc), field=_action_field(exc.field))

@@ -42,6 +42,7 @@ from tournaments.play.projection import (
     _seed_of,
 )
 from tournaments.play.state import (
+    GameOver,
     _cache,
     _fresh,
     _game,
@@ -260,7 +261,7 @@ def _decide_and_append(
         check(game)
     rng = randomness.source.generator()
     if engine.is_over(state):
-        raise IllegalAction(gettext_noop("the game is over"))
+        raise GameOver(game.pk)
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < game.seats:
         raise IllegalAction(
             gettext_noop("there is no seat %(seat)s at this table"), "seat", seat=said(seat)

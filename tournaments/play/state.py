@@ -7,7 +7,10 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any, Literal
 
+from django.utils.translation import gettext_noop
+
 from engine.contract import Game as Engine
+from engine.contract import IllegalAction
 from engine.registry import get_game
 from events import store
 from events.store import Conflict, StoredEvent
@@ -27,6 +30,19 @@ class GameNotOver(Exception):
 
 class GameNotRevealed(GameNotOver):
     """The same asked of a finished duplicate deal whose twins are still being played."""
+
+
+class GameOver(IllegalAction):
+    """An action or a timeout sent to a finished game: nothing more is played in it.
+
+    A refusal of the rules (every caller that handles an illegal action handles this one,
+    in the same words), told apart so that the API answers it as it answers anything else
+    asked of a finished game: ``409 game-over``, not ``422 illegal-action``.
+    """
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(gettext_noop("the game is over"))
+        self.game_id = game_id
 
 
 def stream_name(game_id: int) -> str:

@@ -261,7 +261,8 @@ class GameActionView(APIView):
         summary="Act for your seat",
         description="Send the action with the sequence of the view you decided on and an"
         " Idempotency-Key (a retry with the same key and body returns the first outcome)."
-        " 409: the game moved on (current_sequence says where); 422: the rules refuse"
+        " 409: the game moved on (conflict: current_sequence says where) or is over"
+        " (game-over); 422: the rules refuse"
         " (detail is the engine's reason). An Old Maid draw names a position only, never"
         " a card.",
         parameters=[
