@@ -254,6 +254,27 @@ def test_a_drop_before_round_1_is_refused_as_the_desk_refuses_it(
     assert status == 200 and dropped["dropped_after"] == 1
 
 
+def test_dropping_or_withdrawing_a_player_never_registered_says_they_are_not_registered(
+    world: ClubWorld, api: Api
+) -> None:
+    """A player of the club who never entered: the drop and the withdrawal are refused
+    saying so, not "register them first" (found by review), and change nothing."""
+    status, tournament = create(api, world, rounds=2, table_min=2, table_max=2)
+    base = f"/api/v1/tournaments/{tournament['id']}"
+    for name in ("alice", "bob"):
+        services.register(Tournament.objects.get(pk=tournament["id"]), world.players[name])
+    dave = world.players["dave"].pk
+    answers = [
+        api.post(f"{base}/drops", {"player": dave}, token=world.tokens["org"]),
+        api.delete(f"{base}/registrations/{dave}", token=world.tokens["org"]),
+    ]
+    for status, problem, _ in answers:
+        assert status == 422 and problem["type"] == "/api/v1/problems/refused", problem
+        assert problem["field"] == "player"
+        assert problem["detail"] == f"Dave is not registered in {tournament['name']}", problem
+    assert not Registration.objects.filter(player_id=dave).exists()
+
+
 def test_a_player_withdraws_before_round_1_and_drops_out_after_it(
     world: ClubWorld, api: Api
 ) -> None:

@@ -259,3 +259,28 @@ def test_no_withdrawal_or_absence_is_asked_that_would_be_refused(world: PageWorl
     # Nor does the desk offer a round that does not exist (found by trying).
     desk = org.get(f"{base}/manage").content.decode()
     assert "round 2" not in desk and 'id="absent-form"' not in desk
+
+
+@pytest.mark.parametrize(
+    "language,words,wrong",
+    [
+        ("en", "Bot 5 is not registered in Club Night", "register them first"),
+        ("ru", "Bot 5: нет регистрации в турнире «Club Night»", "зарегистрируйте"),
+    ],
+)
+def test_withdrawing_or_dropping_a_player_never_registered_tells_the_organiser_so(
+    world: PageWorld, language: str, words: str, wrong: str
+) -> None:
+    tournament = _night(world)
+    stranger = world.bots[5]
+    org = world.client(world.organiser)
+    for action in ("withdraw", "drop"):
+        url = f"/tournaments/{tournament.pk}/confirm/{action}"
+        for answer in (
+            org.get(f"{url}?player={stranger.pk}", follow=True, HTTP_ACCEPT_LANGUAGE=language),
+            org.post(url, {"player": stranger.pk}, follow=True, HTTP_ACCEPT_LANGUAGE=language),
+        ):
+            said = [str(m) for m in answer.context["messages"]]
+            assert said == [words], (action, said)
+            assert wrong not in said[0]
+    assert not Registration.objects.filter(tournament=tournament, player=stranger).exists()

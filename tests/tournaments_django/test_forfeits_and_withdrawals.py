@@ -200,3 +200,34 @@ def test_registering_a_player_who_dropped_out_says_so_not_that_they_are_register
     services.drop(t, robots[0])
     with pytest.raises(services.ServiceError, match="dropped out of .* after round 1: a drop"):
         services.register(t, robots[0])
+
+
+@pytest.mark.parametrize("begun", [False, True])
+def test_withdrawing_or_dropping_a_player_never_registered_says_plainly_they_are_not(
+    begun: bool,
+) -> None:
+    # "Late 1 is not registered in Test Night: register them first" answered a withdrawal
+    # or a drop of a player who never entered (found by review): registering them is no way
+    # to withdraw them, so the refusal says only that they are not registered.
+    club = factories.club()
+    robots = factories.bots(club, 4)
+    t = factories.tournament(club, robots, rounds=2)
+    if begun:
+        factories.play_round(t, rng=random.Random(1))
+    stranger = factories.bots(club, 1, prefix="Late")[0]
+    refusals = (
+        services.withdraw,
+        services.check_withdrawal,
+        services.unregister,
+        services.drop,
+        services.check_drop,
+    )
+    for refused in refusals:
+        with pytest.raises(services.ServiceError) as caught:
+            refused(t, stranger)
+        assert caught.value.message == f"{stranger.name} is not registered in {t.name}", refused
+        assert caught.value.field == "player"
+    assert not Registration.objects.filter(tournament=t, player=stranger).exists()
+    # Checking in still says what to do first: there, registering is the way on.
+    with pytest.raises(services.ServiceError, match="not registered in .*: register them first"):
+        services.check_in(t, stranger)

@@ -141,14 +141,18 @@ def _player(tournament: Tournament, player: PlayerRef) -> Player:
     return found
 
 
-def _registration(tournament: Tournament, player: Player) -> Registration:
+def _registration(tournament: Tournament, player: Player, *, leaving: bool = False) -> Registration:
+    """``player``'s registration in ``tournament``; without one, a :class:`ServiceError`
+    that says to register them first, or (``leaving``: a withdrawal or a drop, which
+    registering would not help) only that they are not registered."""
     found = Registration.objects.filter(tournament=tournament, player=player).first()
     if found is None:
-        raise ServiceError(
-            gettext("%(player)s is not registered in %(tournament)s: register them first")
-            % {"player": player.name, "tournament": tournament.name},
-            "player",
+        words = (
+            gettext("%(player)s is not registered in %(tournament)s")
+            if leaving
+            else gettext("%(player)s is not registered in %(tournament)s: register them first")
         )
+        raise ServiceError(words % {"player": player.name, "tournament": tournament.name}, "player")
     return found
 
 

@@ -166,7 +166,7 @@ def check_drop(tournament: Tournament, player: PlayerRef) -> Registration:
     may not (already dropped, the tournament finished, a round being played, or no round
     begun yet: then it is a withdrawal): what it asks, and the page's confirmation before it."""
     who = _player(tournament, player)
-    registration = _registration(tournament, who)
+    registration = _registration(tournament, who, leaving=True)
     if registration.dropped_after is not None:
         raise ServiceError(
             gettext("%(who)s already dropped out after round %(dropped_after)s")
@@ -211,7 +211,7 @@ def withdraw(tournament: Tournament, player: PlayerRef) -> Registration | None:
     with transaction.atomic():
         tournament = _lock(tournament)
         who = _player(tournament, player)
-        registration = _registration(tournament, who)
+        registration = _registration(tournament, who, leaving=True)
         if next_round_number(tournament) > 1:
             return drop(tournament, who)
         rounds = _rounds(tournament)
@@ -231,7 +231,7 @@ def unregister(tournament: Tournament, player: PlayerRef) -> None:
     with transaction.atomic():
         tournament = _lock(tournament)
         who = _player(tournament, player)
-        _registration(tournament, who)
+        _registration(tournament, who, leaving=True)
         if next_round_number(tournament) > 1:
             raise ServiceError(
                 gettext(
@@ -265,7 +265,7 @@ def check_withdrawal(tournament: Tournament, player: PlayerRef) -> None:
     if next_round_number(tournament) > 1:
         check_drop(tournament, player)
     else:
-        _registration(tournament, _player(tournament, player))
+        _registration(tournament, _player(tournament, player), leaving=True)
 
 
 def mark_absent(tournament: Tournament, player: PlayerRef, *, by: Any = None) -> Absence:
