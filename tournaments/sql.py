@@ -109,10 +109,13 @@ def lock_tournament(tournament: int, using: str = DEFAULT_DB_ALIAS) -> None:
 def lock_ratings(club: int, game: str, using: str = DEFAULT_DB_ALIAS) -> None:
     """Wait for, and hold until the end of the caller's transaction, the advisory lock of
     ``club``'s ratings in ``game``: their writers one after another (a table finishing, a
-    re-rate after a forfeit, ``rate_tables``).  Not the club's row: adding a player keeps a
-    key-share lock on it until its commit, and the desk's add-and-register then waits for
-    the tournament's lock, which a finishing table's hook holds while it would wait for the
-    club's row (a deadlock, found by review).  SQLite: nothing to do (one write lock)."""
+    re-rate after a forfeit, ``rate_tables``).  Not the club's row: every write whose
+    foreign key names the club (a player added at the desk, a tournament made) checks it
+    at its commit (Django's foreign keys are deferred) with a key-share lock, which would
+    then wait for a finishing table's hook, and a lock of its own touches nothing else.
+    (A review took it for a deadlock with the desk's add-and-register; with the deferred
+    check there is none, tests/service/test_desk_rating_race.py.)  SQLite: nothing to do
+    (one write lock)."""
     connection = connections[using]
     if connection.vendor == "postgresql":
         key = int.from_bytes(hashlib.sha256(f"{club}:{game}".encode()).digest()[:4], "big")

@@ -18,8 +18,8 @@ from its finished tables (:func:`rerate`, from the organiser's decision).
 The order is the fold's: a table is rated when its series ends, after the tables that
 ended before it.  Every writer of a club's ratings in a game holds their advisory lock
 (:func:`tournaments.sql.lock_ratings`), taken last, so that those tables are rated one
-after another; not the club's row, which adding a player holds a key-share lock on, and
-which locked here made a deadlock with the desk's add-and-register (found by review).
+after another; not the club's row, which every write naming the club checks at its
+commit (a player added at the desk would wait there for a finishing table's hook).
 ``standings.club_ratings(from_events=True)`` folds the games' events again, as a check;
 the two differ only if one player finished two tables (in two tournaments) within the
 same moment, whose commits the lock puts in one order and the fold in the order of
