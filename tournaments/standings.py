@@ -35,7 +35,6 @@ from engine.series import SeriesFormat
 from events import store
 from tournaments.models import (
     Club,
-    Forfeit,
     Game,
     Player,
     PlayerRating,
@@ -196,17 +195,22 @@ def forfeits_in_force(tournament: Tournament) -> dict[int, set[str]]:
     The latest :class:`Forfeit` row of each (round, player) decides.
     """
     latest: dict[tuple[int, str], bool] = {}
-    for number, player_id, is_forfeit in (
-        Forfeit.objects.filter(tournament=tournament)
-        .order_by("id")
-        .values_list("round_number", "player_id", "forfeited")
-    ):
-        latest[(number, str(player_id))] = is_forfeit
+    # The tournament's rows as prefetched where they are (the API's rounds: one query for
+    # every table of a page), else read; their order is the model's, by id.
+    for row in tournament.forfeits.all():
+        latest[(row.round_number, str(row.player_id))] = row.forfeited
     found: dict[int, set[str]] = defaultdict(set)
     for (number, player), is_forfeit in latest.items():
         if is_forfeit:
             found[number].add(player)
     return dict(found)
+
+
+def forfeited_seats(table: Table) -> list[int]:
+    """The seats of ``table`` whose series in its round is forfeited (each placed last,
+    shared, in the standings, whatever the table's placings of the play say)."""
+    gone = forfeits_in_force(table.round.tournament).get(table.round.number, set())
+    return [seat.seat for seat in table.seats.all() if str(seat.player_id) in gone]
 
 
 def _rounds_with_forfeits(

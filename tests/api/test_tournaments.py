@@ -393,6 +393,42 @@ def test_the_standings_say_how_many_series_a_player_forfeited(world: ClubWorld, 
     assert [lines[r.pk]["forfeit_count"] for r in robots[1:]] == [0, 0]
 
 
+def test_a_round_s_tables_name_the_seats_whose_series_is_forfeited(
+    world: ClubWorld, api: Api
+) -> None:
+    """A table's placings are the play's, and a forfeited series is placed last in the
+    standings all the same: a client reading the tables could not tell which seats the
+    standings placed otherwise (found by trying)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tournaments.management.commands.play_bots import run_all_bots
+
+    club = world.club
+    robots = factories.bots(club, 3)
+    t = factories.tournament(club, robots, rounds=1, table_max=3)
+    factories.play_round(t)
+    run_all_bots(t)
+    rounds = f"/api/v1/tournaments/{t.pk}/rounds"
+    table = api.get(rounds)[1]["results"][0]["tables"][0]
+    assert table["forfeited"] == []
+    seat = next(s["seat"] for s in table["sitting"] if s["player"] == robots[0].pk)
+    services.forfeit(t, robots[0], 1)
+    with CaptureQueriesContext(connection) as read:
+        listed = api.get(rounds)[1]["results"][0]["tables"][0]
+    # The tournament's forfeits read once for the page, not once for each table.
+    assert len([q for q in read.captured_queries if "tournaments_forfeit" in q["sql"]]) == 1
+    for shown in (
+        listed,
+        api.get(f"{rounds}/1")[1]["tables"][0],
+        api.get(f"/api/v1/tables/{table['id']}")[1],
+    ):
+        assert shown["forfeited"] == [seat]
+        assert shown["placings"] == table["placings"]  # the play's, unchanged
+    services.unforfeit(t, robots[0], 1)
+    assert api.get(f"/api/v1/tables/{table['id']}")[1]["forfeited"] == []
+
+
 def test_start_round_takes_the_organisers_constraints(world: ClubWorld, api: Api) -> None:
     status, tournament = create(api, world, rounds=1, table_min=2, table_max=2)
     base = f"/api/v1/tournaments/{tournament['id']}"

@@ -23,6 +23,7 @@ from tournaments.services.tournaments import (
     MOST_TIMEOUTS_TO_BOT,
     MOST_TURN_SECONDS,
 )
+from tournaments.standings import forfeited_seats
 
 # -- tournaments -----------------------------------------------------------------------------------
 
@@ -219,7 +220,17 @@ class TableSummarySerializer(serializers.ModelSerializer[Table]):
         child=serializers.ListField(child=WholeNumberField()),
         allow_null=True,
         read_only=True,
-        help_text="Once finished: groups of seats, best first (a group shares its place).",
+        help_text=(
+            "Once finished: groups of seats, best first (a group shares its place), as the"
+            " play went; a seat in `forfeited` is placed last in the standings all the same."
+        ),
+    )
+    forfeited = serializers.SerializerMethodField(
+        help_text=(
+            "Seats whose series in this round is forfeited (an organiser's decision, or"
+            " timeouts where the tournament counts them): each takes a shared last place in"
+            " the standings, whatever `placings` says."
+        )
     )
 
     class Meta:
@@ -230,6 +241,7 @@ class TableSummarySerializer(serializers.ModelSerializer[Table]):
             "first_dealer",
             "status",
             "placings",
+            "forfeited",
             "next_commitment",
             "sitting",
         ]
@@ -237,6 +249,9 @@ class TableSummarySerializer(serializers.ModelSerializer[Table]):
 
     def get_next_commitment(self, table: Table) -> str | None:
         return table.next_commitment or None
+
+    def get_forfeited(self, table: Table) -> list[int]:
+        return forfeited_seats(table)
 
 
 class RoundSerializer(serializers.ModelSerializer[Round]):

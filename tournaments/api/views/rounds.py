@@ -35,7 +35,10 @@ from tournaments.services.access import visible_games
 def _rounds() -> QuerySet[Round]:
     seats = TableSeat.objects.select_related("player").order_by("seat")
     tables = Table.objects.order_by("number").prefetch_related(Prefetch("seats", queryset=seats))
-    return Round.objects.prefetch_related(Prefetch("tables", queryset=tables))
+    # The tournament's forfeits once for a page of rounds: each table says its forfeited seats.
+    return Round.objects.select_related("tournament").prefetch_related(
+        Prefetch("tables", queryset=tables), "tournament__forfeits"
+    )
 
 
 class RoundListView(APIView):
@@ -151,7 +154,7 @@ class TableDetailView(APIView):
         seats = TableSeat.objects.select_related("player").order_by("seat")
         table = get_or_404(
             Table.objects.select_related("round__tournament").prefetch_related(
-                Prefetch("seats", queryset=seats)
+                Prefetch("seats", queryset=seats), "round__tournament__forfeits"
             ),
             table_id,
             "table",
