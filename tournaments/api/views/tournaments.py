@@ -193,7 +193,8 @@ class RegistrationDetailView(APIView):
         description="The registration and the player's check-ins go, and no line is left in"
         " the standings; a seated round 1 is seated again without them. Refused (422, field"
         " player) once round 1 has begun: then the player drops out"
-        " (POST /tournaments/{id}/drops), keeping their results.",
+        " (POST /tournaments/{id}/drops), keeping their results. 404 for a player of the"
+        " club who is not registered.",
         parameters=[TOURNAMENT_ID, PLAYER_ID],
         request=None,
         responses={204: None},
@@ -206,6 +207,12 @@ class RegistrationDetailView(APIView):
             raise NotFound(gettext("there is no player %(id)s") % {"id": player_id})
         player = _club_player(tournament, player_id)
         require_self_or_organiser(request, player)
+        if not Registration.objects.filter(tournament=tournament, player=player).exists():
+            # The URL names a registration, and there is none: a 404 (it was a 422).
+            raise NotFound(
+                gettext("%(player)s is not registered in %(tournament)s")
+                % {"player": player.name, "tournament": tournament.name}
+            )
         services.unregister(tournament, player)
         return Response(status=204)
 
