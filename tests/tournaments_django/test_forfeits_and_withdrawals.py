@@ -192,13 +192,17 @@ def test_a_timeout_forfeit_recorded_after_its_table_finished_rates_the_table_aga
 
 def test_registering_a_player_who_dropped_out_says_so_not_that_they_are_registered() -> None:
     # "Eve is already registered" answered an organiser trying to take back a drop
-    # (found by trying): the entry is there, dropped, and a drop is not taken back.
+    # (found by trying): the entry is there, dropped; it says how a drop is taken back,
+    # or that it stands once the next round has begun.
     club = factories.club()
     robots = factories.bots(club, 4)
-    t = factories.tournament(club, robots, rounds=2, table_max=4)
+    t = factories.tournament(club, robots, rounds=3, table_max=4)
     factories.play_round(t, rng=random.Random(1))
     services.drop(t, robots[0])
-    with pytest.raises(services.ServiceError, match="dropped out of .* after round 1: a drop"):
+    with pytest.raises(services.ServiceError, match="after round 1: bring them back into"):
+        services.register(t, robots[0])
+    factories.begin_round(t, rng=random.Random(2))
+    with pytest.raises(services.ServiceError, match="round 2 has begun since: their drop stands"):
         services.register(t, robots[0])
 
 

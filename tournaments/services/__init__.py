@@ -8,7 +8,8 @@ game workers serialise instead of deadlocking.  Where each lives:
 
 * :mod:`~tournaments.services.clubs`: clubs, players, login links and their audit;
 * :mod:`~tournaments.services.tournaments`: create, change, delete and find tournaments;
-* :mod:`~tournaments.services.entries`: register, check in, mark absent, drop, withdraw;
+* :mod:`~tournaments.services.entries`: register, check in, mark absent, drop (and take
+  a drop back), withdraw;
 * :mod:`~tournaments.services.forfeits`: forfeit and un-forfeit a series;
 * :mod:`~tournaments.services.rounds`: seat, adjust and begin a round;
 * :mod:`~tournaments.services.series`: a table's series (:func:`game_over`);
@@ -47,10 +48,12 @@ from tournaments.services.entries import (
     check_absence,
     check_drop,
     check_in,
+    check_take_back_drop,
     check_withdrawal,
     drop,
     mark_absent,
     register,
+    take_back_drop,
     unregister,
     withdraw,
 )
@@ -107,6 +110,7 @@ __all__ = [
     "check_in",
     "check_removal",
     "check_reseat",
+    "check_take_back_drop",
     "check_withdrawal",
     "client_seeds_of",
     "close_signup_link",
@@ -150,6 +154,7 @@ __all__ = [
     "standalone_deals_waiting",
     "start_round",
     "swap_players",
+    "take_back_drop",
     "unchecked_players",
     "unforfeit",
     "update_tournament",

@@ -1,8 +1,9 @@
 """Entries: register a player, check them in for a round (or mark them absent), drop them
-out, withdraw them."""
+out (and take a drop back), withdraw them."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -10,12 +11,13 @@ from django.utils.translation import gettext
 
 from engine.bots import bot_levels
 from engine.contract import said
-from tournaments.models import Absence, CheckIn, Registration, Round, Tournament
+from tournaments.models import Absence, CheckIn, Player, Registration, Round, Tournament
 from tournaments.play import randomness
 from tournaments.seating import Constraints
 from tournaments.services.base import (
     PlayerRef,
     ServiceError,
+    _begun,
     _lock,
     _not_dropped,
     _player,
@@ -26,6 +28,7 @@ from tournaments.services.base import (
 )
 from tournaments.services.queries import game_name
 from tournaments.services.rounds import _in_round, _reseat
+from tournaments.services.seeds import check_seating_may_change
 
 
 def register(
@@ -60,15 +63,26 @@ def register(
             )
         entered = Registration.objects.filter(tournament=tournament, player=who).first()
         if entered is not None and entered.dropped_after is not None:
-            # Not "already registered": the entry is there, dropped (found by trying).
-            raise ServiceError(
-                gettext(
-                    "%(who)s dropped out of %(tournament)s after round %(number)s: a drop"
-                    " is not taken back"
+            # Not "already registered": the entry is there, dropped (found by trying); and
+            # registering again is not how a drop is undone (take_back_drop is).
+            names = {
+                "who": who.name,
+                "tournament": tournament.name,
+                "number": entered.dropped_after,
+                "next": entered.dropped_after + 1,
+            }
+            if next_round_number(tournament) == entered.dropped_after + 1:
+                words = gettext(
+                    "%(who)s dropped out of %(tournament)s after round %(number)s: bring them"
+                    " back into the tournament instead (a drop is taken back until round"
+                    " %(next)s begins)"
                 )
-                % {"who": who.name, "tournament": tournament.name, "number": entered.dropped_after},
-                "player",
-            )
+            else:
+                words = gettext(
+                    "%(who)s dropped out of %(tournament)s after round %(number)s, and round"
+                    " %(next)s has begun since: their drop stands"
+                )
+            raise ServiceError(words % names, "player")
         if entered is not None:
             raise ServiceError(
                 gettext("%(who)s is already registered in %(tournament)s")
@@ -198,6 +212,118 @@ def check_drop(tournament: Tournament, player: PlayerRef) -> Registration:
             "player",
         )
     return registration
+
+
+@dataclass(frozen=True)
+class TakeBack:
+    """A drop taken back: what :func:`check_take_back_drop` finds it would do, and what
+    :func:`take_back_drop` did."""
+
+    registration: Registration
+    #: The next round, seated already, that is seated again with them in it; ``None`` if
+    #: no round is seated, or if that round stays as it is (``left_out`` says why).
+    reseated: int | None
+    #: Why the seated next round stays seated without them, in words for the organiser
+    #: (not checked in for it, marked absent, its seating fixed); ``None`` otherwise.
+    left_out: str | None
+
+
+def check_take_back_drop(tournament: Tournament, player: PlayerRef) -> TakeBack:
+    """What :func:`take_back_drop` would do, or a :class:`ServiceError` saying why it may
+    not (not dropped, the tournament finished, a round begun since the drop): what it asks,
+    and the page's confirmation before it."""
+    who = _player(tournament, player)
+    registration = _registration(tournament, who, leaving=True)
+    if registration.dropped_after is None:
+        raise ServiceError(
+            gettext("%(who)s has not dropped out of %(tournament)s: there is no drop to take back")
+            % {"who": who.name, "tournament": tournament.name},
+            "player",
+        )
+    if tournament.status == Tournament.Status.FINISHED:
+        raise ServiceError(
+            gettext("%(tournament)s is finished: the drop of %(who)s stands")
+            % {"tournament": tournament.name, "who": who.name},
+            "player",
+        )
+    rounds = _rounds(tournament)
+    # An undo, not a late entry: once play went on without them, the rounds they missed
+    # would score nothing and the drop is the truer record.
+    since = [r for r in rounds if r.number > registration.dropped_after and _begun(r)]
+    if since:
+        raise ServiceError(
+            gettext(
+                "round %(number)s has begun since %(who)s dropped out (after round"
+                " %(dropped_after)s), so their drop stands"
+            )
+            % {
+                "number": since[0].number,
+                "who": who.name,
+                "dropped_after": registration.dropped_after,
+            },
+            "player",
+        )
+    seated = next((r for r in rounds if r.status == Round.Status.SEATED), None)
+    if seated is None:
+        return TakeBack(registration, None, None)
+    left_out = _left_out_of(tournament, who, seated)
+    return TakeBack(registration, None if left_out else seated.number, left_out)
+
+
+def _left_out_of(tournament: Tournament, who: Player, round_: Round) -> str | None:
+    """Why the seated ``round_`` cannot be seated again with ``who`` (back from a drop) in
+    it, or ``None`` if it can: seating again seats the checked-in players (bots always
+    are), never one marked absent, and not at all once its seating is fixed."""
+    names = {"who": who.name, "number": round_.number}
+    of_round = {"tournament": tournament, "player": who, "round_number": round_.number}
+    if Absence.objects.filter(**of_round).exists():
+        return (
+            gettext(
+                "%(who)s is marked absent for round %(number)s, which stays seated without"
+                " them: check them in to lift the absence, then seat them from the desk"
+            )
+            % names
+        )
+    if not who.is_bot and not CheckIn.objects.filter(**of_round).exists():
+        return (
+            gettext(
+                "%(who)s is not checked in for round %(number)s, which stays seated without"
+                " them: check them in, then seat them from the desk"
+            )
+            % names
+        )
+    try:
+        check_seating_may_change(round_)
+    except ServiceError as fixed:
+        return gettext("%(who)s is not seated in round %(number)s: %(reason)s") % {
+            **names,
+            "reason": fixed.message,
+        }
+    return None
+
+
+def take_back_drop(tournament: Tournament, player: PlayerRef) -> TakeBack:
+    """Undo a drop (a mis-click at the desk) before play goes on without the player.
+
+    Allowed while no round after the one they dropped after has begun and the
+    tournament is not finished: the registration is as if never dropped, and the
+    standings lose the "dropped" mark.  If the next round is already seated (their drop
+    seated it again without them), it is seated again with them in it, as a drop seats
+    it again (earlier swaps and constraints of that round must be made again); if they
+    are not checked in for it, marked absent, or its seating is fixed, it stays as it
+    is and :attr:`TakeBack.left_out` says why.
+    """
+    with transaction.atomic():
+        tournament = _lock(tournament)
+        who = _player(tournament, player)
+        found = check_take_back_drop(tournament, who)
+        registration = found.registration
+        registration.dropped_after = None
+        registration.save(update_fields=["dropped_after"])
+        if found.reseated is not None:
+            seated = Round.objects.get(tournament=tournament, number=found.reseated)
+            _reseat(tournament, seated, Constraints(), randomness.source.seeded_generator())
+        return TakeBack(registration, found.reseated, found.left_out)
 
 
 def withdraw(tournament: Tournament, player: PlayerRef) -> Registration | None:
