@@ -78,9 +78,112 @@ def test_drop_asks_first_and_the_question_changes_nothing(world: PageWorld) -> N
     page = org.get(f"/tournaments/{tournament.pk}/manage").content.decode()
     assert f"/tournaments/{tournament.pk}/confirm/drop?player=" in page
     _asks(org, url, "Drop Bot 0 from Club Night? They keep their results so far")
+    # It could be taken back until round 2 begins, and says so (it said "cannot be undone").
+    _asks(org, url, "Until round 2 begins you can still bring them back into the tournament.")
     assert Registration.objects.get(player=world.bots[0]).dropped_after is None
     done = org.post(url.split("?")[0], {"player": world.bots[0].pk}, follow=True)
     assert "Bot 0 has dropped out of Club Night." in done.content.decode()
+    assert Registration.objects.get(player=world.bots[0]).dropped_after == 1
+
+
+@pytest.mark.parametrize(
+    "language,asked,done,refused",
+    [
+        (
+            "en",
+            "Bring Bot 0 back into Club Night? Their drop after round 1 is taken back",
+            "Bot 0 is back in Club Night.",
+            "round 2 has begun since Bot 0 dropped out (after round 1), so their drop stands",
+        ),
+        (
+            "ru",
+            "Вернуть игрока Bot 0 в турнир «Club Night»? Выбывание после тура 1 отменяется",
+            "Bot 0 снова в турнире «Club Night».",
+            "после выбывания игрока Bot 0 (после тура 1) уже начался тур 2, поэтому выбывание"
+            " остаётся в силе",
+        ),
+    ],
+)
+def test_bringing_a_dropped_player_back_asks_first_and_is_refused_once_play_went_on(
+    world: PageWorld, language: str, asked: str, done: str, refused: str
+) -> None:
+    """A drop by a mis-click at the desk is taken back: the desk offers it beside the
+    dropped player, asks first, and once the next round has begun says the drop stands."""
+    tournament = services.create_tournament(
+        world.club, "Club Night", "give_away", 3, table_min=2, table_max=3
+    )
+    for bot in world.bots[:4]:
+        services.register(tournament, bot)
+    org = world.client(world.organiser)
+    factories.play_round(tournament, auto_check_in=True)
+    gone = world.bots[0]
+    services.drop(tournament, gone)
+    desk = f"/tournaments/{tournament.pk}/manage"
+    url = f"/tournaments/{tournament.pk}/confirm/bring-back?player={gone.pk}"
+    assert url in org.get(desk).content.decode()
+    page = org.get(url, HTTP_ACCEPT_LANGUAGE=language)
+    assert page.status_code == 200
+    assert escape(asked) in page.content.decode() and 'id="confirm-form"' in page.content.decode()
+    assert Registration.objects.get(player=gone).dropped_after == 1  # asking changes nothing
+    answer = org.post(
+        url.split("?")[0], {"player": gone.pk}, follow=True, HTTP_ACCEPT_LANGUAGE=language
+    )
+    assert [str(m) for m in answer.context["messages"]] == [done]
+    assert Registration.objects.get(player=gone).dropped_after is None
+    assert url not in answer.content.decode()  # the desk offers it no more
+    # Dropped again, and round 2 has begun without them: the drop stands, said in words,
+    # on the question and on a confirmation posted anyway, and nothing changes.
+    services.drop(tournament, gone)
+    factories.begin_round(tournament)
+    assert url not in org.get(desk).content.decode()
+    for answer in (
+        org.get(url, follow=True, HTTP_ACCEPT_LANGUAGE=language),
+        org.post(
+            url.split("?")[0], {"player": gone.pk}, follow=True, HTTP_ACCEPT_LANGUAGE=language
+        ),
+    ):
+        assert 'id="confirm-form"' not in answer.content.decode()
+        assert [str(m) for m in answer.context["messages"]] == [refused]
+    assert Registration.objects.get(player=gone).dropped_after == 1
+
+
+def test_bringing_back_into_a_seated_round_says_it_is_seated_again_with_them(
+    world: PageWorld,
+) -> None:
+    tournament = services.create_tournament(
+        world.club, "Club Night", "give_away", 3, table_min=2, table_max=3
+    )
+    for bot in world.bots[:5]:
+        services.register(tournament, bot)
+    factories.play_round(tournament, auto_check_in=True)
+    second = services.start_round(tournament, auto_check_in=True)
+    gone = world.bots[0]
+    services.drop(tournament, gone)
+    org = world.client(world.organiser)
+    url = f"/tournaments/{tournament.pk}/confirm/bring-back?player={gone.pk}"
+    _asks(org, url, "Round 2 is seated already: it is seated again with them")
+    assert not TableSeat.objects.filter(table__round=second, player=gone).exists()
+    answer = org.post(url.split("?")[0], {"player": gone.pk}, follow=True)
+    said = [str(m) for m in answer.context["messages"]]
+    assert said == ["Bot 0 is back in Club Night. Round 2 is seated again with them."]
+    second.refresh_from_db()
+    assert (
+        TableSeat.objects.filter(table__round=second, player=gone).exists()
+        or gone.pk in second.byes
+    )
+
+
+def test_only_organisers_bring_a_dropped_player_back(world: PageWorld) -> None:
+    tournament = services.create_tournament(
+        world.club, "Club Night", "give_away", 3, table_min=2, table_max=3
+    )
+    for bot in world.bots[:4]:
+        services.register(tournament, bot)
+    factories.play_round(tournament, auto_check_in=True)
+    services.drop(tournament, world.bots[0])
+    url = f"/tournaments/{tournament.pk}/confirm/bring-back"
+    answer = world.client(world.person).post(url, {"player": world.bots[0].pk})
+    assert answer.status_code == 403
     assert Registration.objects.get(player=world.bots[0]).dropped_after == 1
 
 

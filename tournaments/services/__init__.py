@@ -45,6 +45,7 @@ from tournaments.services.clubs import (
     sign_up,
 )
 from tournaments.services.entries import (
+    TakeBack,
     check_absence,
     check_drop,
     check_in,
@@ -96,6 +97,7 @@ __all__ = [
     "PlayerRef",
     "ROUND_STREAM_PREFIX",
     "SETTINGS",
+    "TakeBack",
     "ServiceError",
     "STANDALONE_STREAM_PREFIX",
     "TABLE_STREAM_PREFIX",

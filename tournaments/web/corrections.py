@@ -1,6 +1,6 @@
 """The organiser's undo and edit (issue 20): edit or delete a tournament before it starts,
-withdraw or drop a registration, mark a player absent, forfeit or un-forfeit a series, seat
-a round again, give a seat back from its bot.
+withdraw or drop a registration (and bring a dropped player back), mark a player absent,
+forfeit or un-forfeit a series, seat a round again, give a seat back from its bot.
 
 Every destructive action goes through :func:`tournament_confirm`: a GET shows what will
 happen and asks (a plain form, no JavaScript); only its POST acts.
@@ -18,6 +18,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
@@ -89,14 +90,11 @@ def _withdraw_question(t: Tournament, data: Any) -> str:
             )
             % names
         )
-    return (
-        _(
-            "Withdraw %(player)s from %(tournament)s? Round 1 has begun, so they drop out:"
-            " they keep their results, marked dropped, and are not seated again. This cannot"
-            " be undone."
-        )
-        % names
-    )
+    return _(
+        "Withdraw %(player)s from %(tournament)s? Round 1 has begun, so they drop out:"
+        " they keep their results, marked dropped, and are not seated again. Until round"
+        " %(next)s begins you can still bring them back into the tournament."
+    ) % {**names, "next": services.next_round_number(t)}
 
 
 def _withdraw(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
@@ -199,9 +197,9 @@ def _drop_question(t: Tournament, data: Any) -> str:
     done = services.next_round_number(t) - 1
     return _(
         "Drop %(player)s from %(tournament)s? They keep their results so far, marked “dropped"
-        " after round %(number)s” in the standings, and are not seated again. This cannot be"
-        " undone."
-    ) % {"player": who.name, "tournament": t.name, "number": done}
+        " after round %(number)s” in the standings, and are not seated again. Until round"
+        " %(next)s begins you can still bring them back into the tournament."
+    ) % {"player": who.name, "tournament": t.name, "number": done, "next": done + 1}
 
 
 def _drop(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
@@ -211,6 +209,41 @@ def _drop(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
         "player": who.name,
         "tournament": t.name,
     }, _desk(t)
+
+
+def _bring_back_question(t: Tournament, data: Any) -> str:
+    who = _player(t, data.get("player", ""))
+    found = services.check_take_back_drop(t, who)  # refused now, not once confirmed
+    number = found.registration.dropped_after or 0
+    question = _(
+        "Bring %(player)s back into %(tournament)s? Their drop after round %(number)s is"
+        " taken back: they are seated again from round %(next)s, and the standings no longer"
+        " mark them dropped."
+    ) % {"player": who.name, "tournament": t.name, "number": number, "next": number + 1}
+    return f"{question} {_seated_next(found)}".rstrip()
+
+
+def _seated_next(found: services.TakeBack) -> str:
+    """What taking the drop back does to the next round if it is seated already."""
+    if found.reseated is not None:
+        return _(
+            "Round %(number)s is seated already: it is seated again with them, and the swaps"
+            " made in it are lost."
+        ) % {"number": found.reseated}
+    if found.left_out is not None:
+        return f"{capfirst(found.left_out)}."
+    return ""
+
+
+def _bring_back(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:
+    who = _player(t, data.get("player", ""))
+    done = services.take_back_drop(t, who)
+    said = _("%(player)s is back in %(tournament)s.") % {"player": who.name, "tournament": t.name}
+    if done.reseated is not None:
+        said += " " + _("Round %(number)s is seated again with them.") % {"number": done.reseated}
+    elif done.left_out is not None:
+        said += f" {capfirst(done.left_out)}."
+    return said, _desk(t)
 
 
 def seated_round(t: Tournament) -> Round:
@@ -306,6 +339,9 @@ def _take_back(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str
 
 ACTIONS: dict[str, Action] = {
     "drop": Action(_drop_question, _drop, gettext_lazy("Drop them"), ("player",)),
+    "bring-back": Action(
+        _bring_back_question, _bring_back, gettext_lazy("Bring them back"), ("player",)
+    ),
     "reseat": Action(
         _reseat_question,
         _reseat,

@@ -39,6 +39,7 @@ from tournaments.models import (
     Club,
     Game,
     Player,
+    Registration,
     Round,
     Table,
     TableSeat,
@@ -165,6 +166,8 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
         "rounds_left": next_number <= tournament.rounds,
         # Between rounds only: before round 1 begins a player is withdrawn (Corrections).
         "drops_open": next_number > 1 and not any(r.status == Round.Status.PLAYING for r in rounds),
+        # The dropped players whose drop may still be taken back (no round begun since).
+        "returnable": _returnable(tournament, registrations),
         "clocks": clocks,
         "clocks_hidden": bool(hidden),
         "timeouts": queries.recent_timeouts(tournament, hidden=hidden),
@@ -181,6 +184,20 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
         **corrections_context(tournament),
         **_stranding_context(request, tournament, seated_round),
     }
+
+
+def _returnable(tournament: Tournament, registrations: list[Registration]) -> set[int]:
+    """The ids of the dropped players :func:`services.check_take_back_drop` would bring back."""
+    found: set[int] = set()
+    for registration in registrations:
+        if registration.dropped_after is None:
+            continue
+        try:
+            services.check_take_back_drop(tournament, registration.player)
+        except services.ServiceError:
+            continue
+        found.add(registration.player_id)
+    return found
 
 
 def _stranding_context(
