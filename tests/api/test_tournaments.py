@@ -543,3 +543,48 @@ def test_the_page_and_the_api_take_a_tournament_within_the_same_bounds(
         services.create_tournament(
             world.club, "Direct", "old_maid", **{"rounds": 1, field: most + 1}
         )
+
+
+def test_an_organiser_takes_back_a_drop_until_the_next_round_begins_and_nobody_else_may(
+    world: ClubWorld, api: Api
+) -> None:
+    """``DELETE …/drops/{player}`` undoes a drop (a mis-click at the desk), organisers only;
+    every refusal is a problem that changes nothing."""
+    bots = factories.bots(world.club, 4)
+    t = factories.tournament(world.club, bots, rounds=3)
+    factories.play_round(t, rng=random.Random(1))
+    gone, still = bots[0], bots[1]
+    services.drop(t, gone)
+    base = f"/api/v1/tournaments/{t.pk}"
+    path = f"{base}/drops/{gone.pk}"
+    status, problem, _ = api.delete(path)
+    assert status == 401 and problem["type"] == "/api/v1/problems/unauthenticated"
+    status, problem, _ = api.delete(path, token=world.tokens["alice"])
+    assert status == 403 and problem["type"] == "/api/v1/problems/forbidden"
+    org = world.tokens["org"]
+    assert api.delete(f"{base}/drops/999999", token=org)[0] == 404
+    assert api.delete(f"/api/v1/tournaments/999999/drops/{gone.pk}", token=org)[0] == 404
+    status, problem, _ = api.delete(f"{base}/drops/{still.pk}", token=org)
+    assert status == 422 and problem["type"] == "/api/v1/problems/refused"
+    assert problem["field"] == "player"
+    assert (
+        problem["detail"]
+        == f"{still.name} has not dropped out of {t.name}: there is no drop to take back"
+    )
+    status, problem, _ = api.delete(
+        f"{base}/drops/{still.pk}", token=org, headers={"Accept-Language": "ru"}
+    )
+    assert status == 422 and "отменять нечего" in problem["detail"]
+    assert Registration.objects.get(player=gone).dropped_after == 1
+    assert Registration.objects.get(player=still).dropped_after is None
+    status, back, _ = api.delete(path, token=org)
+    assert status == 200 and (back["player"], back["dropped_after"]) == (gone.pk, None)
+    lines = api.get(f"{base}/standings")[1]["results"]
+    assert not next(line for line in lines if line["player"] == gone.pk)["dropped"]
+    # Dropped again, and round 2 begun without them: the drop stands.
+    services.drop(t, gone)
+    factories.begin_round(t, rng=random.Random(2))
+    status, problem, _ = api.delete(path, token=org)
+    assert status == 422 and problem["field"] == "player"
+    assert "round 2 has begun since" in problem["detail"]
+    assert Registration.objects.get(player=gone).dropped_after == 1

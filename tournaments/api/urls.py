@@ -79,6 +79,11 @@ urlpatterns = [
         name="checkins",
     ),
     path("tournaments/<id:tournament_id>/drops", tournament_views.DropView.as_view(), name="drops"),
+    path(
+        "tournaments/<id:tournament_id>/drops/<id:player_id>",
+        tournament_views.DropDetailView.as_view(),
+        name="drop",
+    ),
     path("tournaments/<id:tournament_id>/rounds", rounds.RoundListView.as_view(), name="rounds"),
     path(
         "tournaments/<id:tournament_id>/rounds/<id:number>",

@@ -258,7 +258,9 @@ class DropView(APIView):
     @extend_schema(
         summary="Drop a player out between rounds (yourself, or as an organiser)",
         description="Refused (422, field player) while a round is played, and before round 1"
-        " has begun: that is a withdrawal (the tournament's page or its desk page).",
+        " has begun: that is a withdrawal (the tournament's page or its desk page). An"
+        " organiser takes a drop back until the next round begins"
+        " (DELETE /tournaments/{id}/drops/{player}).",
         parameters=[TOURNAMENT_ID],
         request=PlayerRefSerializer,
         responses={200: RegistrationSerializer},
@@ -273,6 +275,33 @@ class DropView(APIView):
         require_self_or_organiser(request, player)
         registration = services.drop(tournament, player)
         return Response(RegistrationSerializer(registration).data)
+
+
+class DropDetailView(APIView):
+    @signed_in_only
+    @extend_schema(
+        summary="Take back a player's drop (organisers)",
+        description="An organiser's undo of a drop (a mis-click at the desk) before play goes"
+        " on without the player: the registration is as if never dropped (dropped_after"
+        " null) and the standings no longer mark them dropped. Refused (422, field player)"
+        " if they have not dropped out, once the tournament is finished, and once a round"
+        " after the one they dropped after has begun. If the next round is seated already"
+        " it is seated again with them in it (its swaps are lost), unless they are not"
+        " checked in for it, marked absent from it, or its seating is fixed by a client"
+        " seed: then it stays as it is, and they are seated late from the desk.",
+        parameters=[TOURNAMENT_ID, PLAYER_ID],
+        request=None,
+        responses={200: RegistrationSerializer},
+        tags=["tournaments"],
+    )
+    def delete(self, request: Request, tournament_id: int, player_id: int) -> Response:
+        tournament = tournament_or_404(tournament_id)
+        require_organiser(request, tournament.club)
+        if not Player.objects.filter(pk=player_id).exists():  # the URL names it: a 404
+            raise NotFound(gettext("there is no player %(id)s") % {"id": player_id})
+        player = _club_player(tournament, player_id)
+        done = services.take_back_drop(tournament, player)
+        return Response(RegistrationSerializer(done.registration).data)
 
 
 class StandingsView(APIView):
