@@ -63,6 +63,21 @@ def test_a_drop_taken_back_seats_the_seated_next_round_again_with_them_in_it() -
     services.begin_round(second)
 
 
+def test_a_late_entry_from_a_later_round_is_brought_back_without_seating_the_next_again() -> None:
+    club = factories.club()
+    players = factories.bots(club, 6)
+    t = factories.tournament(club, players, rounds=3)
+    factories.play_round(t, rng=random.Random(1))
+    (late,) = factories.bots(club, 1, prefix="Late")
+    services.register(t, late, from_round=3)
+    services.drop(t, late)
+    second = services.start_round(t, auto_check_in=True, rng=random.Random(2))
+    before = _seating(second)
+    back = services.take_back_drop(t, late)
+    assert (back.reseated, back.left_out) == (None, None)
+    assert _seating(second) == before and not _in_round(second, late.pk)
+
+
 def test_a_person_not_checked_in_for_the_seated_next_round_is_said_to_be_left_out() -> None:
     club = factories.club()
     players = factories.bots(club, 6)

@@ -264,7 +264,8 @@ def check_take_back_drop(tournament: Tournament, player: PlayerRef) -> TakeBack:
             "player",
         )
     seated = next((r for r in rounds if r.status == Round.Status.SEATED), None)
-    if seated is None:
+    # A late entry from a round after the seated one is not seated in it either way.
+    if seated is None or registration.from_round > seated.number:
         return TakeBack(registration, None, None)
     left_out = _left_out_of(tournament, who, seated)
     return TakeBack(registration, None if left_out else seated.number, left_out)
