@@ -39,7 +39,6 @@ from tournaments.models import (
     Club,
     Game,
     Player,
-    Registration,
     Round,
     Table,
     TableSeat,
@@ -166,8 +165,16 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
         "rounds_left": next_number <= tournament.rounds,
         # Between rounds only: before round 1 begins a player is withdrawn (Corrections).
         "drops_open": next_number > 1 and not any(r.status == Round.Status.PLAYING for r in rounds),
-        # The dropped players whose drop may still be taken back (no round begun since).
-        "returnable": _returnable(tournament, registrations),
+        # The dropped players whose drop may still be taken back: no round begun since it,
+        # and the tournament not finished (check_take_back_drop's rule, which the question
+        # asks again; read here from what the desk has, as it polls every second).
+        "returnable": set()
+        if tournament.status == Tournament.Status.FINISHED
+        else {
+            r.player_id
+            for r in registrations
+            if r.dropped_after is not None and r.dropped_after + 1 >= next_number
+        },
         "clocks": clocks,
         "clocks_hidden": bool(hidden),
         "timeouts": queries.recent_timeouts(tournament, hidden=hidden),
@@ -184,20 +191,6 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
         **corrections_context(tournament),
         **_stranding_context(request, tournament, seated_round),
     }
-
-
-def _returnable(tournament: Tournament, registrations: list[Registration]) -> set[int]:
-    """The ids of the dropped players :func:`services.check_take_back_drop` would bring back."""
-    found: set[int] = set()
-    for registration in registrations:
-        if registration.dropped_after is None:
-            continue
-        try:
-            services.check_take_back_drop(tournament, registration.player)
-        except services.ServiceError:
-            continue
-        found.add(registration.player_id)
-    return found
 
 
 def _stranding_context(
