@@ -120,3 +120,44 @@ def test_the_api_and_the_desk_page_refuse_with_the_reason(settings: Any) -> None
     page = client.post(f"/tournaments/{t.pk}/confirm/reseat", {}, follow=True)
     assert FIXED in page.content.decode()
     assert seating(round_) == before
+
+
+def test_no_drop_withdrawal_or_absence_reseats_a_round_whose_seating_is_fixed() -> None:
+    """A drop, a withdrawal and an absence each seat a seated round again without the
+    player: once a player of it contributed a seed after the seating, each is refused as a
+    reseat is (they went around the rule: found by review), and nothing changes; a player
+    not in that round (or before any contribution) is taken out as before."""
+    t, round_, world = seated_round()
+    players = world["players"]
+    before = seating(round_)
+    services.set_client_seed(world["logins"]["c"], "C saw the commitment, then chose this")
+    a = players["a"]
+    for leave in (
+        lambda: services.withdraw(t, a),
+        lambda: services.check_withdrawal(t, a),
+        lambda: services.mark_absent(t, a),
+        lambda: services.check_absence(t, a),
+    ):
+        with pytest.raises(ServiceError) as refused:
+            leave()
+        words = str(refused.value)
+        assert FIXED in words and "C set a client seed" in words, words
+        assert "A can leave once it has been played" in words, words
+    assert seating(round_) == before
+    assert t.registrations.filter(player=a, dropped_after__isnull=True).exists()
+    assert not t.absences.filter(player=a).exists()
+    # Round 1 over (marked so: its games are people's), round 2 seated and then fixed: a
+    # drop out of it is refused the same way.
+    services.begin_round(round_)
+    Round.objects.filter(pk=round_.pk).update(status=Round.Status.FINISHED)
+    second = services.start_round(t, auto_check_in=True)
+    before = seating(second)
+    services.drop(t, players["d"])  # before any contribution: seated again without them
+    assert players["d"].pk not in {p for _, _, p in seating(second)}
+    services.set_client_seed(world["logins"]["b"], "B saw round 2's commitments")
+    for leave in (lambda: services.drop(t, a), lambda: services.check_drop(t, a)):
+        with pytest.raises(ServiceError) as refused:
+            leave()
+        assert FIXED in str(refused.value) and "B set a client seed" in str(refused.value)
+    assert t.registrations.filter(player=a, dropped_after__isnull=True).exists()
+    assert before != seating(second)

@@ -28,7 +28,7 @@ from tournaments.services.base import (
 )
 from tournaments.services.queries import game_name
 from tournaments.services.rounds import _in_round, _reseat
-from tournaments.services.seeds import check_seating_may_change
+from tournaments.services.seeds import check_seating_may_change, seating_fixed_by
 
 
 def register(
@@ -153,6 +153,31 @@ def check_in(tournament: Tournament, player: PlayerRef, round_number: int | None
         return found
 
 
+def _check_leaving_seated_round(tournament: Tournament, who: Player) -> None:
+    """Refuse (:class:`ServiceError`) taking ``who`` out of the seated next round they sit
+    in (a drop, a withdrawal, an absence: each seats it again without them) once its
+    seating is fixed by a client seed set since it was seated: a new seating then would
+    let the server choose among decks it can work out (docs/fairness.md), as a reseat
+    would.  The round is begun as seated, and they leave after it."""
+    seated = next((r for r in _rounds(tournament) if r.status == Round.Status.SEATED), None)
+    if seated is None or not _in_round(seated, who):
+        return
+    names = seating_fixed_by(seated)
+    if names is None:
+        return
+    raise ServiceError(
+        gettext(
+            "round %(number)s is seated with %(who)s, and its seating is fixed: %(names)s set"
+            " a client seed after it was seated, and a new seating now would let the server"
+            " choose among decks it can already work out (docs/fairness.md). Begin the round"
+            " as it is seated (their seat can be handed to a bot, or their series forfeited);"
+            " %(who)s can leave once it has been played."
+        )
+        % {"number": seated.number, "who": who.name, "names": names},
+        "player",
+    )
+
+
 def drop(tournament: Tournament, player: PlayerRef) -> Registration:
     """Drop ``player`` out of ``tournament`` between rounds.
 
@@ -211,6 +236,7 @@ def check_drop(tournament: Tournament, player: PlayerRef) -> Registration:
             % {"tournament": tournament.name, "who": who.name},
             "player",
         )
+    _check_leaving_seated_round(tournament, who)
     return registration
 
 
@@ -341,6 +367,7 @@ def withdraw(tournament: Tournament, player: PlayerRef) -> Registration | None:
         registration = _registration(tournament, who, leaving=True)
         if next_round_number(tournament) > 1:
             return drop(tournament, who)
+        _check_leaving_seated_round(tournament, who)
         rounds = _rounds(tournament)
         seated = [r for r in rounds if r.status == Round.Status.SEATED]
         CheckIn.objects.filter(tournament=tournament, player=who).delete()
@@ -383,6 +410,7 @@ def check_absence(tournament: Tournament, player: PlayerRef) -> int:
             % {"tournament": tournament.name}
         )
     _not_dropped(tournament, who, registration)
+    _check_leaving_seated_round(tournament, who)
     return number
 
 
@@ -392,7 +420,9 @@ def check_withdrawal(tournament: Tournament, player: PlayerRef) -> None:
     if next_round_number(tournament) > 1:
         check_drop(tournament, player)
     else:
-        _registration(tournament, _player(tournament, player), leaving=True)
+        who = _player(tournament, player)
+        _registration(tournament, who, leaving=True)
+        _check_leaving_seated_round(tournament, who)
 
 
 def mark_absent(tournament: Tournament, player: PlayerRef, *, by: Any = None) -> Absence:

@@ -175,6 +175,22 @@ def contributed_since_seating(round_: Round) -> list[Player]:
     )
 
 
+def seating_fixed_by(round_: Round) -> str | None:
+    """Who fixed ``round_``'s seating (the players who set a client seed since it was
+    seated, by name, the first three), or ``None``: it may change."""
+    late = contributed_since_seating(round_)
+    if not late:
+        return None
+    names = ", ".join(p.name for p in late[:3])
+    if len(late) > 3:
+        more = len(late) - 3
+        names = ngettext("%(names)s and %(count)s more", "%(names)s and %(count)s more", more) % {
+            "names": names,
+            "count": more,
+        }
+    return names
+
+
 def check_seating_may_change(round_: Round) -> None:
     """Refuse (:class:`ServiceError`) a change of ``round_``'s seating once a player of the
     round has contributed a client seed after seeing its commitments.
@@ -185,16 +201,9 @@ def check_seating_may_change(round_: Round) -> None:
     contribution is there to stop (docs/fairness.md).  Before any contribution the
     seating may change (its decks then depend on nothing the players chose).
     """
-    late = contributed_since_seating(round_)
-    if not late:
+    names = seating_fixed_by(round_)
+    if names is None:
         return
-    names = ", ".join(p.name for p in late[:3])
-    if len(late) > 3:
-        more = len(late) - 3
-        names = ngettext("%(names)s and %(count)s more", "%(names)s and %(count)s more", more) % {
-            "names": names,
-            "count": more,
-        }
     raise ServiceError(
         gettext(
             "round %(number)s's seating is fixed: %(names)s set a client "
