@@ -564,9 +564,9 @@ def test_an_organiser_takes_back_a_drop_until_the_next_round_begins_and_nobody_e
     org = world.tokens["org"]
     assert api.delete(f"{base}/drops/999999", token=org)[0] == 404
     assert api.delete(f"/api/v1/tournaments/999999/drops/{gone.pk}", token=org)[0] == 404
+    # The URL names a drop, and there is none: a 404 saying why.
     status, problem, _ = api.delete(f"{base}/drops/{still.pk}", token=org)
-    assert status == 422 and problem["type"] == "/api/v1/problems/refused"
-    assert problem["field"] == "player"
+    assert status == 404 and problem["type"] == "/api/v1/problems/not-found"
     assert (
         problem["detail"]
         == f"{still.name} has not dropped out of {t.name}: there is no drop to take back"
@@ -574,7 +574,10 @@ def test_an_organiser_takes_back_a_drop_until_the_next_round_begins_and_nobody_e
     status, problem, _ = api.delete(
         f"{base}/drops/{still.pk}", token=org, headers={"Accept-Language": "ru"}
     )
-    assert status == 422 and "отменять нечего" in problem["detail"]
+    assert status == 404 and "отменять нечего" in problem["detail"]
+    outsider = factories.bots(world.club, 1, prefix="Outsider")[0]
+    status, problem, _ = api.delete(f"{base}/drops/{outsider.pk}", token=org)
+    assert status == 404 and problem["detail"] == f"{outsider.name} is not registered in {t.name}"
     assert Registration.objects.get(player=gone).dropped_after == 1
     assert Registration.objects.get(player=still).dropped_after is None
     status, back, _ = api.delete(path, token=org)

@@ -283,9 +283,10 @@ class DropDetailView(APIView):
         summary="Take back a player's drop (organisers)",
         description="An organiser's undo of a drop (a mis-click at the desk) before play goes"
         " on without the player: the registration is as if never dropped (dropped_after"
-        " null) and the standings no longer mark them dropped. Refused (422, field player)"
-        " if they have not dropped out, once the tournament is finished, and once a round"
-        " after the one they dropped after has begun. If the next round is seated already"
+        " null) and the standings no longer mark them dropped. 404 if they are not"
+        " registered or have not dropped out; refused (422, field player) once the"
+        " tournament is finished, and once a round after the one they dropped after has"
+        " begun. If the next round is seated already"
         " it is seated again with them in it (its swaps are lost), unless they are not"
         " checked in for it, marked absent from it, or its seating is fixed by a client"
         " seed: then it stays as it is, and they are seated late from the desk.",
@@ -300,6 +301,21 @@ class DropDetailView(APIView):
         if not Player.objects.filter(pk=player_id).exists():  # the URL names it: a 404
             raise NotFound(gettext("there is no player %(id)s") % {"id": player_id})
         player = _club_player(tournament, player_id)
+        # The URL names a drop: none (not registered, or not dropped) is a 404, in the
+        # service's words, as a withdrawal of no registration is.
+        entered = Registration.objects.filter(tournament=tournament, player=player).first()
+        if entered is None:
+            raise NotFound(
+                gettext("%(player)s is not registered in %(tournament)s")
+                % {"player": player.name, "tournament": tournament.name}
+            )
+        if entered.dropped_after is None:
+            raise NotFound(
+                gettext(
+                    "%(who)s has not dropped out of %(tournament)s: there is no drop to take back"
+                )
+                % {"who": player.name, "tournament": tournament.name}
+            )
         done = services.take_back_drop(tournament, player)
         return Response(RegistrationSerializer(done.registration).data)
 
