@@ -50,7 +50,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services.access import organised_clubs
-from tournaments.services.base import same_name_taken, written_name
+from tournaments.services.base import refuse_mixed_scripts, same_name_taken, written_name
 
 if TYPE_CHECKING:
     # The stubs' name for what get_fields returns (fields and groups of fields).
@@ -225,6 +225,7 @@ class PlayerForm(forms.ModelForm):  # type: ignore[type-arg]
         name = written_name(str(self.cleaned_data.get("name") or ""))
         if not name:
             raise forms.ValidationError(gettext("a player needs a name"))
+        _check(lambda: refuse_mixed_scripts(name))
         club = self.cleaned_data.get("club") or getattr(self.instance, "club", None)
         if club is not None and same_name_taken(club, name, other_than=self.instance.pk):
             raise forms.ValidationError(

@@ -10,9 +10,11 @@ workers serialise instead of deadlocking.
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
+from itertools import groupby
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext_lazy
 
 from engine.contract import said
 from tournaments import sql
@@ -97,8 +99,105 @@ def same_name_taken(club: Any, name: str, *, other_than: int | None = None) -> b
 
 def _as_read(name: str) -> str:
     """A name as a reader tells it from another: its compatibility form (NFKC) as kept
-    (:func:`written_name`), case folded."""
-    return written_name(unicodedata.normalize("NFKC", name)).casefold()
+    (:func:`written_name`), case folded, decomposed (so that a Cyrillic «ё» meets a Latin
+    "ë" as "e" and its diaeresis), each letter of :data:`_LOOKALIKES` as its Latin twin."""
+    read = written_name(unicodedata.normalize("NFKC", name)).casefold()
+    return unicodedata.normalize("NFD", read).translate(_LOOKALIKES)
+
+
+#: The Cyrillic and Greek letters that look like a Latin one, as case folding leaves them
+#: (small), each to that Latin letter: «КОТ» and "KOT" and Greek "ΚΟΤ" read the same.
+#: Where a letter's capital and small forms look like two different Latin letters (Greek
+#: "Ν" like N, "ν" like v; Cyrillic «Н» like H, «н» like nothing), the capital decides:
+#: capitals are the exact copies, and a name begins with one.  Letters only: the digit 3
+#: beside «З», or Latin "rn" beside "m", are not caught (docs/tournaments.md).
+_LOOKALIKES = str.maketrans(
+    {
+        "\N{CYRILLIC SMALL LETTER A}": "a",
+        "\N{CYRILLIC SMALL LETTER VE}": "b",
+        "\N{CYRILLIC SMALL LETTER IE}": "e",
+        "\N{CYRILLIC SMALL LETTER KA}": "k",
+        "\N{CYRILLIC SMALL LETTER EM}": "m",
+        "\N{CYRILLIC SMALL LETTER EN}": "h",
+        "\N{CYRILLIC SMALL LETTER O}": "o",
+        "\N{CYRILLIC SMALL LETTER ER}": "p",
+        "\N{CYRILLIC SMALL LETTER ES}": "c",
+        "\N{CYRILLIC SMALL LETTER TE}": "t",
+        "\N{CYRILLIC SMALL LETTER U}": "y",
+        "\N{CYRILLIC SMALL LETTER HA}": "x",
+        "\N{CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I}": "i",
+        "\N{CYRILLIC SMALL LETTER JE}": "j",
+        "\N{CYRILLIC SMALL LETTER DZE}": "s",
+        "\N{CYRILLIC SMALL LETTER SHHA}": "h",
+        "\N{CYRILLIC SMALL LETTER KOMI DE}": "d",
+        "\N{CYRILLIC SMALL LETTER QA}": "q",
+        "\N{CYRILLIC SMALL LETTER WE}": "w",
+        "\N{CYRILLIC SMALL LETTER PALOCHKA}": "l",
+        "\N{GREEK SMALL LETTER ALPHA}": "a",
+        "\N{GREEK SMALL LETTER BETA}": "b",
+        "\N{GREEK SMALL LETTER EPSILON}": "e",
+        "\N{GREEK SMALL LETTER ZETA}": "z",
+        "\N{GREEK SMALL LETTER ETA}": "h",
+        "\N{GREEK SMALL LETTER IOTA}": "i",
+        "\N{GREEK SMALL LETTER KAPPA}": "k",
+        "\N{GREEK SMALL LETTER MU}": "m",
+        "\N{GREEK SMALL LETTER NU}": "n",
+        "\N{GREEK SMALL LETTER OMICRON}": "o",
+        "\N{GREEK SMALL LETTER RHO}": "p",
+        "\N{GREEK SMALL LETTER TAU}": "t",
+        "\N{GREEK SMALL LETTER UPSILON}": "y",
+        "\N{GREEK SMALL LETTER CHI}": "x",
+        "\N{GREEK LUNATE SIGMA SYMBOL}": "c",
+        "\N{GREEK LETTER YOT}": "j",
+    }
+)
+
+#: The alphabets whose letters look alike, by the first word of a letter's Unicode name,
+#: and how a refusal names their letters.
+_LOOKALIKE_SCRIPTS = {
+    "LATIN": pgettext_lazy("letters", "Latin"),
+    "CYRILLIC": pgettext_lazy("letters", "Cyrillic"),
+    "GREEK": pgettext_lazy("letters", "Greek"),
+}
+
+
+def _script(letter: str) -> str | None:
+    """Which of :data:`_LOOKALIKE_SCRIPTS` ``letter`` is of, if any."""
+    first = unicodedata.name(letter, "").split(" ", 1)[0]
+    return first if first in _LOOKALIKE_SCRIPTS else None
+
+
+def refuse_mixed_scripts(name: str) -> None:
+    """Refuse a player's name with a word that mixes Latin, Cyrillic and Greek letters:
+    «Ивaн» with a Latin "a" reads as «Иван» on the standings, and lets one player pass for
+    another.  A word is a run of letters (and their marks), so "Jean-Пьер" has two, each in
+    one alphabet, and is taken.  Read in compatibility form (NFKC), as names are compared,
+    so that a fullwidth or mathematical "a" is Latin too.  The refusal names the letters
+    not in the word's main alphabet, which look like the others and cannot be seen."""
+    read = unicodedata.normalize("NFKC", name)
+    for is_word, run in groupby(read, key=lambda c: unicodedata.category(c)[0] in "LM"):
+        if not is_word:
+            continue
+        word = "".join(run)
+        letters = [(c, script) for c in word if (script := _script(c)) is not None]
+        counts = Counter(script for _, script in letters)
+        if len(counts) < 2:
+            continue
+        main = max(counts, key=lambda script: counts[script])  # a tie: the first's
+        odd = "; ".join(
+            f"{_LOOKALIKE_SCRIPTS[script]}: "
+            + ", ".join(said(c) for c in dict.fromkeys(c for c, s in letters if s == script))
+            for script in counts
+            if script != main
+        )
+        raise ServiceError(
+            gettext(
+                "the word %(word)s mixes alphabets whose letters look alike (%(letters)s): "
+                "write each word in one alphabet"
+            )
+            % {"word": said(word), "letters": odd},
+            "name",
+        )
 
 
 def _lock(tournament: Tournament) -> Tournament:

@@ -19,7 +19,12 @@ from engine.contract import said
 from engine.registry import all_games
 from tournaments import sql
 from tournaments.models import AccountLanguage, Club, LoginLinkChange, Player
-from tournaments.services.base import ServiceError, same_name_taken, written_name
+from tournaments.services.base import (
+    ServiceError,
+    refuse_mixed_scripts,
+    same_name_taken,
+    written_name,
+)
 
 
 def create_club(name: str, *, slug: str | None = None, organisers: Iterable[User] = ()) -> Club:
@@ -65,6 +70,7 @@ def add_player(
     name = written_name(name)
     if not name:
         raise ServiceError(gettext("a player needs a name"), "name")
+    refuse_mixed_scripts(name)
     if bot_level and bot_level not in known_bot_levels():
         raise ServiceError(
             gettext("there is no bot level %(bot_level)s; known: %(value)s")

@@ -1,0 +1,108 @@
+"""Players' names that look like another's: a word mixing alphabets whose letters look alike
+("Ивaн" with a Latin "a" read as «Иван» on the standings) is refused, and a name written
+wholly in lookalike letters of another alphabet reads as the same name."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests import factories
+from tournaments import services
+from tournaments.models import Player
+from tournaments.services import ServiceError
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    ("name", "odd"),
+    [
+        ("Ив\N{LATIN SMALL LETTER A}н", '(Latin: "a")'),
+        ("Ив\N{LATIN SMALL LETTER A}н Петр\N{LATIN SMALL LETTER O}в", '(Latin: "a")'),
+        ("Iv\N{CYRILLIC SMALL LETTER A}n", '(Cyrillic: "а")'),
+        ("\N{GREEK CAPITAL LETTER ALPHA}nna", '(Greek: "Α")'),
+        ("\N{GREEK SMALL LETTER OMICRON}льга", '(Greek: "ο")'),
+        ("P\N{CYRILLIC SMALL LETTER O}\N{CYRILLIC SMALL LETTER O}ja", '(Cyrillic: "о")'),
+    ],
+)
+def test_a_word_mixing_latin_cyrillic_or_greek_letters_is_refused_naming_the_odd_ones(
+    name: str, odd: str
+) -> None:
+    # «Ивaн» with a Latin "a" stood in the standings beside «Иван», and no one could tell
+    # which was which (the brief's lookalike names).
+    club = factories.club()
+    with pytest.raises(ServiceError, match="mixes alphabets") as refused:
+        services.add_player(club, name)
+    assert refused.value.field == "name" and odd in refused.value.message
+    assert not Player.objects.filter(club=club).exists()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Ivan Petrov",
+        "Иван Петров",
+        "Ivan Петров",
+        "Οδυσσέας",
+        "Zoë O'Brien-Smith",
+        "Jean-Luc Пьер",
+        "Іван Їжак",
+        "Ёжик 2",
+        "R2-D2",
+    ],
+)
+def test_a_name_whose_every_word_is_in_one_alphabet_is_taken(name: str) -> None:
+    club = factories.club()
+    assert services.add_player(club, name).name == name
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Kate", "Кате"),  # Cyrillic К, а, т, е
+        ("TOM", "ТОМ"),  # Cyrillic
+        (
+            "TOM",
+            "\N{GREEK CAPITAL LETTER TAU}\N{GREEK CAPITAL LETTER OMICRON}"
+            "\N{GREEK CAPITAL LETTER MU}",
+        ),
+        (
+            "КОТ",
+            "\N{GREEK CAPITAL LETTER KAPPA}\N{GREEK CAPITAL LETTER OMICRON}"
+            "\N{GREEK CAPITAL LETTER TAU}",
+        ),
+        ("HOPE", "НОРЕ"),  # Cyrillic Н, О, Р, Е: in capitals the very same letters
+        ("Ann Kate", "Ann Кате"),
+        ("Popë", "Рорё"),  # Cyrillic Р, о, р, ё: the ё beside a Latin ë
+    ],
+)
+def test_a_name_differing_only_by_lookalike_letters_of_another_alphabet_is_taken(
+    first: str, second: str
+) -> None:
+    club = factories.club()
+    services.add_player(club, first)
+    with pytest.raises(ServiceError, match="already has a player called"):
+        services.add_player(club, second)
+    assert Player.objects.filter(club=club).count() == 1
+
+
+def test_names_in_two_alphabets_that_do_not_look_alike_are_two_players() -> None:
+    club = factories.club()
+    services.add_player(club, "Ivan")
+    services.add_player(club, "Иван")
+    services.add_player(club, "Anna")
+    services.add_player(club, "Анна")
+    assert Player.objects.filter(club=club).count() == 4
+
+
+def test_the_admin_s_player_form_refuses_mixed_and_lookalike_names() -> None:
+    from tournaments.admin import PlayerForm
+
+    club = factories.club()
+    kate = services.add_player(club, "Kate")
+    mixed = PlayerForm(data={"club": club.pk, "name": "Ив\N{LATIN SMALL LETTER A}н"})
+    assert not mixed.is_valid() and "mixes alphabets" in str(mixed.errors["name"])
+    alike = PlayerForm(data={"club": club.pk, "name": "Кате", "bot_level": ""})
+    assert not alike.is_valid() and "already has a player called" in str(alike.errors["name"])
+    renamed = PlayerForm(data={"club": club.pk, "name": "KATE", "bot_level": ""}, instance=kate)
+    assert renamed.is_valid(), renamed.errors
