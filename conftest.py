@@ -178,6 +178,18 @@ def _empty_cache() -> None:
     refusals.clear()  # the 429s the ASGI handler gives again for a moment
 
 
+@pytest.fixture
+def on_postgres() -> None:
+    """Two threads commit and read at once: that is PostgreSQL's job, not in-memory SQLite's."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        reason = "run with DATABASE_URL=postgres://… (CI does): two threads share the database"
+        if IN_CI:
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def store_alias(request: pytest.FixtureRequest) -> str:
     """The database alias of each store backend: one store test suite runs on both."""

@@ -35,7 +35,7 @@ from engine.contract import said
 from events.admin import EventAdmin
 from events.models import Event
 from tournaments import play as games
-from tournaments import services
+from tournaments import services, sql
 from tournaments.logins import ThrottledAdminAuthenticationForm
 from tournaments.models import (
     CheckIn,
@@ -227,6 +227,10 @@ class PlayerForm(forms.ModelForm):  # type: ignore[type-arg]
             raise forms.ValidationError(gettext("a player needs a name"))
         _check(lambda: refuse_mixed_scripts(name))
         club = self.cleaned_data.get("club") or getattr(self.instance, "club", None)
+        if club is not None:
+            # Held until the admin's save commits (a change is one transaction), so that a
+            # name added meanwhile by the desk or the API is seen, or waits for this one.
+            sql.lock_player_names(club.pk)
         if club is not None and same_name_taken(club, name, other_than=self.instance.pk):
             raise forms.ValidationError(
                 gettext("%(club)s already has a player called %(name)s")

@@ -41,6 +41,9 @@ CLUB_CREATION_LOCK = 0x5061726C  # "Parl"
 TOURNAMENT_LOCKS = 0x546F7572  # "Tour"
 #: The advisory lock class of a club's ratings in one game (:func:`lock_ratings`).
 RATINGS_LOCKS = 0x52617465  # "Rate"
+#: The first key of each club's advisory lock for its players' names (the second: its id),
+#: :func:`lock_player_names`.
+PLAYER_NAME_LOCKS = 0x4E616D65  # "Name"
 #: The second key is a 32-bit integer: ids beyond it share a key (and wait for each other).
 TOURNAMENT_KEYS = 2**31
 
@@ -103,6 +106,28 @@ def lock_tournament(tournament: int, using: str = DEFAULT_DB_ALIAS) -> None:
             cursor.execute(
                 "SELECT pg_advisory_xact_lock(%s::integer, %s::integer)",
                 [TOURNAMENT_LOCKS, tournament % TOURNAMENT_KEYS],
+            )
+
+
+def lock_player_names(club: int, using: str = DEFAULT_DB_ALIAS) -> None:
+    """Wait for, and hold until the end of the caller's transaction, club ``club``'s lock
+    for its players' names: whoever adds or renames a player takes it before asking whether
+    a player reads the same (``services.base.same_name_taken``), so that two organisers
+    adding «Кате» and "Kate" at once are one after the other, and the second is refused.
+    The database's unique constraint catches exact duplicates only.
+
+    Taken before any tournament's lock and the club's row (the desk's add-and-register, the
+    sign-up, ``register --create``): one order, no deadlock.  PostgreSQL: an advisory lock
+    (two organisers of one club wait for each other, never for another club's).  SQLite:
+    nothing to do (one write lock)."""
+    connection = connections[using]
+    if not connection.in_atomic_block:
+        raise RuntimeError("lock_player_names holds its lock for a transaction: open one first")
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(%s::integer, %s::integer)",
+                [PLAYER_NAME_LOCKS, club % TOURNAMENT_KEYS],
             )
 
 

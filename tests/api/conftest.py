@@ -9,10 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.test import Client
 
-from conftest import IN_CI
 from tests.factories import ClubWorld, club_world
 
 #: Generous rates, so that the suite never meets a throttle it does not test.
@@ -139,13 +137,3 @@ def strings(value: Any) -> set[str]:
         for item in value:
             found |= strings(item)
     return found
-
-
-@pytest.fixture
-def on_postgres() -> None:
-    """Two threads commit and read at once: that is PostgreSQL's job, not in-memory SQLite's."""
-    if connection.vendor != "postgresql":
-        reason = "run with DATABASE_URL=postgres://… (CI does): two threads share the database"
-        if IN_CI:
-            pytest.fail(reason)
-        pytest.skip(reason)

@@ -290,6 +290,16 @@ def test_lock_club_creation_is_taken_inside_a_transaction_only(store_alias: str)
         sql.lock_club_creation(store_alias)
 
 
+def test_lock_player_names_is_taken_inside_a_transaction_only(store_alias: str) -> None:
+    from django.db import transaction
+
+    with transaction.atomic(using=store_alias):
+        sql.lock_player_names(7, store_alias)
+        sql.lock_player_names(7, store_alias)  # taken again by its holder: no wait
+    with pytest.raises(RuntimeError, match="open one first"):
+        sql.lock_player_names(7, store_alias)
+
+
 def test_account_notices_are_read_after_a_position_in_order_and_for_their_login_only(
     store_alias: str,
 ) -> None:

@@ -4,7 +4,9 @@ An organiser's change locks the tournament first (its advisory lock, then its ro
 :func:`_lock`), then its rounds and tables; the series hook, at a game's end, shares the
 tournament's locks, then locks its table, and only a table whose series is over its
 round (docs/tournaments.md, "Each table's series").  So concurrent organisers and game
-workers serialise instead of deadlocking.
+workers serialise instead of deadlocking.  Adding or renaming a player takes its club's
+lock for names (:func:`tournaments.sql.lock_player_names`) before all of these and before
+the club's row: the desk's add-and-register takes it, then the tournament's.
 """
 
 from __future__ import annotations

@@ -80,6 +80,7 @@ def add_player(
     if bot_level and user is not None:
         raise ServiceError(gettext("a bot cannot be linked to a login"), "user")
     with transaction.atomic():
+        sql.lock_player_names(club.pk)  # first of the transaction's locks: see its docstring
         if same_name_taken(club, name):
             raise ServiceError(
                 gettext("%(club)s already has a player called %(name)s")
@@ -339,9 +340,12 @@ def club_of_signup_link(token: str) -> Club | None:
 def sign_up(token: str, name: str, username: str, password: str) -> Player:
     """A person opening a club's sign-up link makes their own login and player in the club."""
     with transaction.atomic():
-        club = (
-            Club.objects.select_for_update().filter(signup_token=token).first() if token else None
-        )
+        club = Club.objects.filter(signup_token=token).first() if token else None
+        if club is not None:
+            # The names' lock before the club's row, in the order add_player takes them
+            # (its insert waits for the row): the other order deadlocked with it.
+            sql.lock_player_names(club.pk)
+            club = Club.objects.select_for_update().filter(pk=club.pk, signup_token=token).first()
         if club is None:
             raise ServiceError(
                 gettext(

@@ -12,6 +12,7 @@ from django.core.management.base import CommandError, CommandParser
 from django.db import transaction
 from django.utils.translation import gettext
 
+from tournaments import sql
 from tournaments.management.language import LanguageCommand
 from tournaments.models import Player
 from tournaments.services import (
@@ -40,6 +41,10 @@ class Command(LanguageCommand):
             tournament = find_tournament(opts["tournament"])
             done = []
             with transaction.atomic():
+                if opts["create"]:
+                    # Before register takes the tournament's lock: the desk's
+                    # add-and-register takes the names' lock first, and so must this.
+                    sql.lock_player_names(tournament.club_id)
                 for ref in opts["players"]:
                     try:
                         player = find_player(tournament.club, ref)
