@@ -50,7 +50,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services.access import organised_clubs
-from tournaments.services.base import refuse_mixed_scripts, same_name_taken, written_name
+from tournaments.services.base import refuse_mixed_scripts, refuse_taken_name, written_name
 
 if TYPE_CHECKING:
     # The stubs' name for what get_fields returns (fields and groups of fields).
@@ -231,11 +231,7 @@ class PlayerForm(forms.ModelForm):  # type: ignore[type-arg]
             # Held until the admin's save commits (a change is one transaction), so that a
             # name added meanwhile by the desk or the API is seen, or waits for this one.
             sql.lock_player_names(club.pk)
-        if club is not None and same_name_taken(club, name, other_than=self.instance.pk):
-            raise forms.ValidationError(
-                gettext("%(club)s already has a player called %(name)s")
-                % {"club": club, "name": said(name)}
-            )
+            _check(lambda: refuse_taken_name(club, name, other_than=self.instance.pk))
         return name
 
     def clean_bot_level(self) -> str:

@@ -106,3 +106,33 @@ def test_the_admin_s_player_form_refuses_mixed_and_lookalike_names() -> None:
     assert not alike.is_valid() and "already has a player called" in str(alike.errors["name"])
     renamed = PlayerForm(data={"club": club.pk, "name": "KATE", "bot_level": ""}, instance=kate)
     assert renamed.is_valid(), renamed.errors
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("Strauß", "Strauss"), ("Kate", "Кате"), ("Ann Lee", "ANN LEE")],
+)
+def test_a_name_refused_as_read_the_same_names_the_player_it_clashes_with(
+    first: str, second: str
+) -> None:
+    # "Strauss" was refused beside "Strauß" (case folding reads ß as ss: the same name to
+    # a reader), but the refusal named "Strauss" alone: the organiser could not see why.
+    club = factories.club()
+    services.add_player(club, first)
+    with pytest.raises(ServiceError) as refused:
+        services.add_player(club, second)
+    assert f'already has a player called "{first}"' in refused.value.message
+    assert f'reads the same as "{second}"' in refused.value.message
+
+
+def test_the_sign_up_and_the_admin_name_the_player_a_new_name_clashes_with() -> None:
+    from tournaments.admin import PlayerForm
+
+    club = factories.club()
+    services.add_player(club, "Strauß")
+    token = services.renew_signup_link(club)
+    with pytest.raises(ServiceError, match='already has a player called "Strauß"'):
+        services.sign_up(token, "Strauss", "strauss", "a long club night")
+    form = PlayerForm(data={"club": club.pk, "name": "STRAUSS", "bot_level": ""})
+    assert not form.is_valid()
+    assert 'already has a player called "Strauß"' in form.errors["name"][0]

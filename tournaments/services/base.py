@@ -84,10 +84,12 @@ def written_name(text: str | None) -> str:
     return name if shown else ""
 
 
-def same_name_taken(club: Any, name: str, *, other_than: int | None = None) -> bool:
-    """Whether a player of ``club`` is called ``name`` as a reader would read it: up to case,
-    compatibility forms and what shows nothing ("ann" or "Ann\u200b" beside "Ann" was two
-    players whom the organiser could not tell apart on a list: found by trying).
+def same_name_taken(club: Any, name: str, *, other_than: int | None = None) -> str | None:
+    """The name of the player of ``club`` called ``name`` as a reader would read it, or
+    ``None``: up to case, compatibility forms, what shows nothing and lookalike letters of
+    another alphabet ("ann" or "Ann\u200b" beside "Ann" was two players whom the organiser
+    could not tell apart on a list: found by trying).  Named so that a refusal can say which
+    player it clashes with ("Strauss" reads as "Strauß": case folding writes ß as ss).
 
     Compared in Python: SQLite's ``LOWER`` and ``LIKE`` fold ASCII letters only, and
     «Аня» beside «аня» is the same mistake.  A club's names, an organiser's action."""
@@ -96,7 +98,23 @@ def same_name_taken(club: Any, name: str, *, other_than: int | None = None) -> b
     if other_than is not None:
         players = players.exclude(pk=other_than)
     names = players.values_list("name", flat=True)
-    return any(_as_read(other) == wanted for other in names.iterator())
+    return next((other for other in names.iterator() if _as_read(other) == wanted), None)
+
+
+def refuse_taken_name(club: Any, name: str, *, other_than: int | None = None) -> None:
+    """Refuse ``name`` for a player of ``club`` if another reads the same
+    (:func:`same_name_taken`), naming that player when it is written otherwise."""
+    taken = same_name_taken(club, name, other_than=other_than)
+    if taken is None:
+        return
+    if taken == name:
+        message = gettext("%(club)s already has a player called %(name)s")
+    else:
+        message = gettext(
+            "%(club)s already has a player called %(taken)s, which reads the same as "
+            "%(name)s: tell them apart, with a surname or an initial"
+        )
+    raise ServiceError(message % {"club": club, "name": said(name), "taken": said(taken)}, "name")
 
 
 def _as_read(name: str) -> str:

@@ -22,6 +22,7 @@ from tournaments.models import AccountLanguage, Club, LoginLinkChange, Player
 from tournaments.services.base import (
     ServiceError,
     refuse_mixed_scripts,
+    refuse_taken_name,
     same_name_taken,
     written_name,
 )
@@ -81,12 +82,7 @@ def add_player(
         raise ServiceError(gettext("a bot cannot be linked to a login"), "user")
     with transaction.atomic():
         sql.lock_player_names(club.pk)  # first of the transaction's locks: see its docstring
-        if same_name_taken(club, name):
-            raise ServiceError(
-                gettext("%(club)s already has a player called %(name)s")
-                % {"club": club, "name": said(name)},
-                "name",
-            )
+        refuse_taken_name(club, name)
         if user is not None and Player.objects.filter(club=club, user=user).exists():
             raise ServiceError(
                 gettext("the login %(user)s already plays in %(club)s")
@@ -353,10 +349,11 @@ def sign_up(token: str, name: str, username: str, password: str) -> Player:
                     "organiser for the new one"
                 )
             )
-        if written_name(name) and same_name_taken(club, written_name(name)):
+        taken = same_name_taken(club, written_name(name)) if written_name(name) else None
+        if taken is not None:
             raise ServiceError(
                 gettext("%(club)s already has a player called %(strip)s: add your surname")
-                % {"club": club, "strip": said(written_name(name))},
+                % {"club": club, "strip": said(taken)},
                 "name",
             )
         user = _new_login(username, password)
