@@ -116,8 +116,9 @@ def lock_player_names(club: int, using: str = DEFAULT_DB_ALIAS) -> None:
     adding «Кате» and "Kate" at once are one after the other, and the second is refused.
     The database's unique constraint catches exact duplicates only.
 
-    Taken before any tournament's lock and the club's row (the desk's add-and-register, the
-    sign-up, ``register --create``): one order, no deadlock.  PostgreSQL: an advisory lock
+    Taken before any tournament's lock, the club's row and a new login's row (the desk's
+    add-and-register, the sign-up, a player with a new login, ``register --create``): one
+    order, no deadlock.  PostgreSQL: an advisory lock
     (two organisers of one club wait for each other, never for another club's).  SQLite:
     nothing to do (one write lock)."""
     connection = connections[using]

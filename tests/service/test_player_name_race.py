@@ -189,3 +189,25 @@ def test_register_create_beside_the_desk_s_add_and_register_makes_no_deadlock(
     assert sorted(
         Registration.objects.filter(tournament=night).values_list("player__name", flat=True)
     ) == ["Ann", "Zed", "Zoe"]
+
+
+def test_a_login_made_by_an_organiser_while_a_sign_up_takes_its_username_is_refused_not_deadlocked(
+    on_postgres: None,
+) -> None:
+    # The organiser's add-with-login inserted its login and then waited for the names'
+    # lock, which the sign-up held while its own insert of that username waited for the
+    # organiser's: a deadlock, where one of them should be told the username is taken.
+    club = factories.club()
+    token = services.renew_signup_link(club)
+
+    def sign_up(let_the_second_in: Callable[[], None]) -> Player:
+        sql.lock_player_names(club.pk)  # as the sign-up takes it, first
+        let_the_second_in()
+        return services.sign_up(token, "Zoe", "zoe", "a long club night")
+
+    def add_with_login() -> Player:
+        return services.add_player_with_login(club, "Zed", "zoe", password="a long club night")[0]
+
+    first, second = _one_then_another(sign_up, add_with_login)
+    assert "player" in first, (first, second)
+    assert "is taken" in second.get("refused", ""), (first, second)

@@ -278,6 +278,10 @@ def add_player_with_login(
     """
     chosen = password or generate_password()
     with transaction.atomic():
+        # The names' lock before the new login's row, as the sign-up takes them: a login
+        # inserted first waited for the lock while the sign-up, holding it, waited to
+        # insert the same username (a deadlock, where one should be told it is taken).
+        sql.lock_player_names(club.pk)
         user = _new_login(username, chosen)
         player = add_player(club, name, user=user, by=by)
     return player, chosen
