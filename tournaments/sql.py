@@ -118,9 +118,8 @@ def lock_player_names(club: int, using: str = DEFAULT_DB_ALIAS) -> None:
 
     Taken before any tournament's lock, the club's row and a new login's row (the desk's
     add-and-register, the sign-up, a player with a new login, ``register --create``): one
-    order, no deadlock.  PostgreSQL: an advisory lock
-    (two organisers of one club wait for each other, never for another club's).  SQLite:
-    nothing to do (one write lock)."""
+    order, no deadlock.  PostgreSQL: an advisory lock (two organisers of one club wait for
+    each other, never for another club's).  SQLite: nothing to do (one write lock)."""
     connection = connections[using]
     if not connection.in_atomic_block:
         raise RuntimeError("lock_player_names holds its lock for a transaction: open one first")
