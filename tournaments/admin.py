@@ -225,6 +225,12 @@ class PlayerForm(forms.ModelForm):  # type: ignore[type-arg]
         name = written_name(str(self.cleaned_data.get("name") or ""))
         if not name:
             raise forms.ValidationError(gettext("a player needs a name"))
+        if self.instance.pk is not None and not {"name", "club"} & set(self.changed_data):
+            # Neither the name nor the club changes: a name stored before these rules (a
+            # mixed word, a lookalike of another's) must not block an edit of the login or
+            # the bot level, nor every save of the club whose inline rows show it (found
+            # by review).  Renaming such a player is checked as any rename is.
+            return name
         _check(lambda: refuse_mixed_scripts(name))
         club = self.cleaned_data.get("club") or getattr(self.instance, "club", None)
         if club is not None:
