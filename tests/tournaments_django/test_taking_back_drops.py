@@ -138,8 +138,12 @@ def test_a_seated_next_round_whose_seating_is_fixed_stays_as_it_is_and_says_why(
     before = _seating(second)
     back = services.take_back_drop(t, gone)
     assert back.reseated is None and back.left_out is not None
-    assert back.left_out.startswith(
-        "Bot 03 is not seated in round 2: round 2's seating is fixed: Ann set a client seed"
+    # Said first, whatever else keeps them out: no check-in or late seat would bring them
+    # in (the late seat of a fixed round is refused), so it says when they play again.
+    assert back.left_out == (
+        "Bot 03 is not seated in round 2: its seating is fixed by a client seed set after"
+        " it was seated (docs/fairness.md), so it is played as seated; they play again"
+        " from round 3"
     )
     assert _seating(second) == before
     assert Registration.objects.get(tournament=t, player=gone).dropped_after is None

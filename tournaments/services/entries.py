@@ -28,7 +28,7 @@ from tournaments.services.base import (
 )
 from tournaments.services.queries import game_name
 from tournaments.services.rounds import _in_round, _reseat
-from tournaments.services.seeds import check_seating_may_change, seating_fixed_by
+from tournaments.services.seeds import seating_fixed_by
 
 
 def register(
@@ -71,7 +71,10 @@ def register(
                 "number": entered.dropped_after,
                 "next": entered.dropped_after + 1,
             }
-            if next_round_number(tournament) == entered.dropped_after + 1:
+            if (
+                next_round_number(tournament) == entered.dropped_after + 1
+                and entered.dropped_after < tournament.rounds  # a round left to come back to
+            ):
                 words = gettext(
                     "%(who)s dropped out of %(tournament)s after round %(number)s: bring them"
                     " back into the tournament instead (a drop is taken back until round"
@@ -162,18 +165,19 @@ def _check_leaving_seated_round(tournament: Tournament, who: Player) -> None:
     seated = next((r for r in _rounds(tournament) if r.status == Round.Status.SEATED), None)
     if seated is None or not _in_round(seated, who):
         return
-    names = seating_fixed_by(seated)
-    if names is None:
+    if seating_fixed_by(seated) is None:
         return
+    # Worded for the player too (their own withdrawal asks this): no other player named,
+    # no organiser's step to take.
     raise ServiceError(
         gettext(
-            "round %(number)s is seated with %(who)s, and its seating is fixed: %(names)s set"
-            " a client seed after it was seated, and a new seating now would let the server"
-            " choose among decks it can already work out (docs/fairness.md). Begin the round"
-            " as it is seated (their seat can be handed to a bot, or their series forfeited);"
-            " %(who)s can leave once it has been played."
+            "round %(number)s is seated with %(who)s, and its seating is fixed: a player of"
+            " it set a client seed after it was seated, and a new seating now would let the"
+            " server choose among decks it can already work out (docs/fairness.md). The"
+            " round is played as seated (a seat can be handed to a bot, or its series"
+            " forfeited); %(who)s can leave once it has been played."
         )
-        % {"number": seated.number, "who": who.name, "names": names},
+        % {"number": seated.number, "who": who.name},
         "player",
     )
 
@@ -301,7 +305,18 @@ def _left_out_of(tournament: Tournament, who: Player, round_: Round) -> str | No
     """Why the seated ``round_`` cannot be seated again with ``who`` (back from a drop) in
     it, or ``None`` if it can: seating again seats the checked-in players (bots always
     are), never one marked absent, and not at all once its seating is fixed."""
-    names = {"who": who.name, "number": round_.number}
+    names = {"who": who.name, "number": round_.number, "next": round_.number + 1}
+    if seating_fixed_by(round_) is not None:
+        # First: no check-in or late seat would bring them into it (a late seating of a
+        # fixed round is refused as a reseat is: found by review).
+        return (
+            gettext(
+                "%(who)s is not seated in round %(number)s: its seating is fixed by a"
+                " client seed set after it was seated (docs/fairness.md), so it is played"
+                " as seated; they play again from round %(next)s"
+            )
+            % names
+        )
     of_round = {"tournament": tournament, "player": who, "round_number": round_.number}
     if Absence.objects.filter(**of_round).exists():
         return (
@@ -319,13 +334,6 @@ def _left_out_of(tournament: Tournament, who: Player, round_: Round) -> str | No
             )
             % names
         )
-    try:
-        check_seating_may_change(round_)
-    except ServiceError as fixed:
-        return gettext("%(who)s is not seated in round %(number)s: %(reason)s") % {
-            **names,
-            "reason": fixed.message,
-        }
     return None
 
 

@@ -217,14 +217,15 @@ def _bring_back_question(t: Tournament, data: Any) -> str:
     number = found.registration.dropped_after or 0
     question = _(
         "Bring %(player)s back into %(tournament)s? Their drop after round %(number)s is"
-        " taken back: they are seated again from round %(next)s, and the standings no longer"
-        " mark them dropped."
-    ) % {"player": who.name, "tournament": t.name, "number": number, "next": number + 1}
-    return f"{question} {_seated_next(found)}".rstrip()
+        " taken back, and the standings no longer mark them dropped."
+    ) % {"player": who.name, "tournament": t.name, "number": number}
+    return f"{question} {_seated_next(found, number + 1)}"
 
 
-def _seated_next(found: services.TakeBack) -> str:
-    """What taking the drop back does to the next round if it is seated already."""
+def _seated_next(found: services.TakeBack, next_number: int) -> str:
+    """What taking the drop back does to the next round: seated again with them if it is
+    seated already, or why it stays as it is, or that they are seated from it on (one
+    sentence: the question said "seated again" beside a reason they were not)."""
     if found.reseated is not None:
         return _(
             "Round %(number)s is seated already: it is seated again with them, and the swaps"
@@ -232,7 +233,7 @@ def _seated_next(found: services.TakeBack) -> str:
         ) % {"number": found.reseated}
     if found.left_out is not None:
         return f"{capfirst(found.left_out)}."
-    return ""
+    return _("They are seated again from round %(number)s.") % {"number": next_number}
 
 
 def _bring_back(request: HttpRequest, t: Tournament, data: Any) -> tuple[str, str]:

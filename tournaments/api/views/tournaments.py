@@ -288,8 +288,9 @@ class DropDetailView(APIView):
         " tournament is finished, and once a round after the one they dropped after has"
         " begun. If the next round is seated already"
         " it is seated again with them in it (its swaps are lost), unless they are not"
-        " checked in for it, marked absent from it, or its seating is fixed by a client"
-        " seed: then it stays as it is, and they are seated late from the desk.",
+        " checked in for it or marked absent from it (then it stays as it is, and they are"
+        " checked in and seated late from the desk), or its seating is fixed by a client"
+        " seed (then it is played as seated, and they play from the round after it).",
         parameters=[TOURNAMENT_ID, PLAYER_ID],
         request=None,
         responses={200: RegistrationSerializer},
