@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 from django.utils.translation import gettext
 
@@ -223,7 +223,18 @@ def _new_login(username: str, password: str, email: str = "") -> User:
             "username",
         )
     _check_password(password, User(username=username, email=email))
-    return User.objects.create_user(username, email=email, password=password)
+    try:
+        with transaction.atomic():  # a savepoint: the caller's transaction goes on
+            return User.objects.create_user(username, email=email, password=password)
+    except IntegrityError:
+        # Made at the same moment by another transaction (in another club: the names'
+        # lock is per club), which the look-up above could not see yet (found by review:
+        # it was a 500).
+        raise ServiceError(
+            gettext("the user name %(username)s is taken: choose another")
+            % {"username": said(username)},
+            "username",
+        ) from None
 
 
 def create_club_with_organiser(
