@@ -22,7 +22,7 @@ service never imports it (it sends :data:`tournaments.play.game_ended`).
 """
 
 from tournaments.services.access import is_organiser, may_see_game, organised_clubs, seat_of
-from tournaments.services.base import PlayerRef, ServiceError, next_round_number
+from tournaments.services.base import NotThere, PlayerRef, ServiceError, next_round_number
 from tournaments.services.clubs import (
     add_organiser,
     add_player,
@@ -98,6 +98,7 @@ __all__ = [
     "ROUND_STREAM_PREFIX",
     "SETTINGS",
     "TakeBack",
+    "NotThere",
     "ServiceError",
     "STANDALONE_STREAM_PREFIX",
     "TABLE_STREAM_PREFIX",

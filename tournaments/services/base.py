@@ -37,6 +37,13 @@ class ServiceError(ValueError):
         self.field = field
 
 
+class NotThere(ServiceError):
+    """Refused because what was named is not there: no registration of the player, no
+    drop to take back.  Where the caller's address names that thing (the API's
+    ``DELETE …/registrations/{player}`` and ``DELETE …/drops/{player}``) it is a 404;
+    elsewhere it is refused as any :class:`ServiceError` is."""
+
+
 def _positive(
     value: int | None,
     name: str,
@@ -271,7 +278,7 @@ def _registration(tournament: Tournament, player: Player, *, leaving: bool = Fal
             if leaving
             else gettext("%(player)s is not registered in %(tournament)s: register them first")
         )
-        raise ServiceError(words % {"player": player.name, "tournament": tournament.name}, "player")
+        raise NotThere(words % {"player": player.name, "tournament": tournament.name}, "player")
     return found
 
 

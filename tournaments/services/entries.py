@@ -15,6 +15,7 @@ from tournaments.models import Absence, CheckIn, Player, Registration, Round, To
 from tournaments.play import randomness
 from tournaments.seating import Constraints
 from tournaments.services.base import (
+    NotThere,
     PlayerRef,
     ServiceError,
     _begun,
@@ -265,7 +266,7 @@ def check_take_back_drop(tournament: Tournament, player: PlayerRef) -> TakeBack:
     who = _player(tournament, player)
     registration = _registration(tournament, who, leaving=True)
     if registration.dropped_after is None:
-        raise ServiceError(
+        raise NotThere(
             gettext("%(who)s has not dropped out of %(tournament)s: there is no drop to take back")
             % {"who": who.name, "tournament": tournament.name},
             "player",

@@ -207,13 +207,10 @@ class RegistrationDetailView(APIView):
             raise NotFound(gettext("there is no player %(id)s") % {"id": player_id})
         player = _club_player(tournament, player_id)
         require_self_or_organiser(request, player)
-        if not Registration.objects.filter(tournament=tournament, player=player).exists():
-            # The URL names a registration, and there is none: a 404 (it was a 422).
-            raise NotFound(
-                gettext("%(player)s is not registered in %(tournament)s")
-                % {"player": player.name, "tournament": tournament.name}
-            )
-        services.unregister(tournament, player)
+        try:
+            services.unregister(tournament, player)
+        except services.NotThere as missing:  # the URL names a registration: a 404
+            raise NotFound(missing.message) from None
         return Response(status=204)
 
 
@@ -302,22 +299,10 @@ class DropDetailView(APIView):
         if not Player.objects.filter(pk=player_id).exists():  # the URL names it: a 404
             raise NotFound(gettext("there is no player %(id)s") % {"id": player_id})
         player = _club_player(tournament, player_id)
-        # The URL names a drop: none (not registered, or not dropped) is a 404, in the
-        # service's words, as a withdrawal of no registration is.
-        entered = Registration.objects.filter(tournament=tournament, player=player).first()
-        if entered is None:
-            raise NotFound(
-                gettext("%(player)s is not registered in %(tournament)s")
-                % {"player": player.name, "tournament": tournament.name}
-            )
-        if entered.dropped_after is None:
-            raise NotFound(
-                gettext(
-                    "%(who)s has not dropped out of %(tournament)s: there is no drop to take back"
-                )
-                % {"who": player.name, "tournament": tournament.name}
-            )
-        done = services.take_back_drop(tournament, player)
+        try:
+            done = services.take_back_drop(tournament, player)
+        except services.NotThere as missing:  # the URL names a drop: none is a 404
+            raise NotFound(missing.message) from None
         return Response(RegistrationSerializer(done.registration).data)
 
 
