@@ -10,7 +10,7 @@ import pytest
 from tests import factories
 from tests.tournaments_django.test_services import seated_ids
 from tournaments import services
-from tournaments.models import CheckIn, Registration, Round, TableSeat, Tournament
+from tournaments.models import CheckIn, Club, Player, Registration, Round, TableSeat, Tournament
 from tournaments.services import ServiceError
 from tournaments.standings import compute_standings, live_standings
 
@@ -23,16 +23,22 @@ def _seating(round_: Round) -> list[tuple[int, int, int]]:
     )
 
 
+def _after_round_one(bots: int, rounds: int = 3) -> tuple[Club, list[Player], Tournament]:
+    """A new club's tournament of ``bots`` bots over ``rounds`` rounds, round 1 played."""
+    club = factories.club()
+    players = factories.bots(club, bots)
+    t = factories.tournament(club, players, rounds=rounds)
+    factories.play_round(t, rng=random.Random(1))
+    return club, players, t
+
+
 def _in_round(round_: Round, player_id: int) -> bool:
     round_.refresh_from_db()
     return player_id in seated_ids(round_) or player_id in round_.byes
 
 
 def test_a_drop_taken_back_before_the_next_round_leaves_no_trace_and_they_play_on() -> None:
-    club = factories.club()
-    players = factories.bots(club, 7)
-    t = factories.tournament(club, players, rounds=3)
-    factories.play_round(t, rng=random.Random(1))
+    club, players, t = _after_round_one(7)
     gone = players[3]
     services.drop(t, gone)
     assert services.check_take_back_drop(t, gone).registration.dropped_after == 1
@@ -47,10 +53,7 @@ def test_a_drop_taken_back_before_the_next_round_leaves_no_trace_and_they_play_o
 
 
 def test_a_drop_taken_back_seats_the_seated_next_round_again_with_them_in_it() -> None:
-    club = factories.club()
-    players = factories.bots(club, 7)
-    t = factories.tournament(club, players, rounds=3)
-    factories.play_round(t, rng=random.Random(1))
+    club, players, t = _after_round_one(7)
     second = services.start_round(t, auto_check_in=True, rng=random.Random(2))
     gone = players[3]
     assert _in_round(second, gone.pk)
@@ -64,10 +67,7 @@ def test_a_drop_taken_back_seats_the_seated_next_round_again_with_them_in_it() -
 
 
 def test_a_late_entry_from_a_later_round_is_brought_back_without_seating_the_next_again() -> None:
-    club = factories.club()
-    players = factories.bots(club, 6)
-    t = factories.tournament(club, players, rounds=3)
-    factories.play_round(t, rng=random.Random(1))
+    club, players, t = _after_round_one(6)
     (late,) = factories.bots(club, 1, prefix="Late")
     services.register(t, late, from_round=3)
     services.drop(t, late)
@@ -79,10 +79,7 @@ def test_a_late_entry_from_a_later_round_is_brought_back_without_seating_the_nex
 
 
 def test_a_person_not_checked_in_for_the_seated_next_round_is_said_to_be_left_out() -> None:
-    club = factories.club()
-    players = factories.bots(club, 6)
-    t = factories.tournament(club, players, rounds=3)
-    factories.play_round(t, rng=random.Random(1))
+    club, players, t = _after_round_one(6)
     (ann,) = factories.people(club, ["Ann"])
     services.register(t, ann)  # from round 2: a late entry, then dropped by a mis-click
     services.drop(t, ann)
@@ -105,10 +102,7 @@ def test_a_person_not_checked_in_for_the_seated_next_round_is_said_to_be_left_ou
 
 
 def test_a_person_marked_absent_for_the_seated_next_round_is_said_to_be_left_out() -> None:
-    club = factories.club()
-    players = factories.bots(club, 6)
-    t = factories.tournament(club, players, rounds=3)
-    factories.play_round(t, rng=random.Random(1))
+    club, players, t = _after_round_one(6)
     (ann,) = factories.people(club, ["Ann"])
     services.register(t, ann)
     services.mark_absent(t, ann)
@@ -123,10 +117,7 @@ def test_a_person_marked_absent_for_the_seated_next_round_is_said_to_be_left_out
 def test_a_seated_next_round_whose_seating_is_fixed_stays_as_it_is_and_says_why() -> None:
     # A player of the round set a client seed after its decks were committed: seating it
     # again would let the server choose among decks (services/seeds.py), so it stays.
-    club = factories.club()
-    players = factories.bots(club, 6)
-    t = factories.tournament(club, players, rounds=3)
-    factories.play_round(t, rng=random.Random(1))
+    club, players, t = _after_round_one(6)
     login = factories.user("ann-seed")
     ann = factories.person(club, "Ann", login)
     services.register(t, ann)
@@ -150,10 +141,7 @@ def test_a_seated_next_round_whose_seating_is_fixed_stays_as_it_is_and_says_why(
 
 
 def test_a_drop_is_not_taken_back_once_a_later_round_has_begun_and_nothing_changes() -> None:
-    club = factories.club()
-    players = factories.bots(club, 7)
-    t = factories.tournament(club, players, rounds=3)
-    factories.play_round(t, rng=random.Random(1))
+    club, players, t = _after_round_one(7)
     gone = players[3]
     services.drop(t, gone)
     second = factories.begin_round(t, rng=random.Random(2))
@@ -169,10 +157,7 @@ def test_a_drop_is_not_taken_back_once_a_later_round_has_begun_and_nothing_chang
 
 
 def test_a_drop_is_not_taken_back_once_the_tournament_is_finished() -> None:
-    club = factories.club()
-    players = factories.bots(club, 6)
-    t = factories.tournament(club, players, rounds=2)
-    factories.play_round(t, rng=random.Random(1))
+    club, players, t = _after_round_one(6, rounds=2)
     services.drop(t, players[0])
     factories.play_round(t, rng=random.Random(2))
     t.refresh_from_db()
